@@ -1,0 +1,274 @@
+"""The compact, lossless byte encoding of a Hachi-Hachi game state (what the store keeps).
+
+>>> from hanafuda_referee.hachihachi.game import new_game
+>>> from hanafuda_referee.hachihachi.rules import HachiHachiRules
+>>> state, _ = new_game(HachiHachiRules.from_preset("fudawiki", {"rounds": 3}), seed=9,
+...                     participants=5)
+>>> data = encode(state)
+>>> decode(data) == state, len(data) < 200
+(True, True)
+"""
+
+from __future__ import annotations
+
+import json
+
+from hanafuda_referee.dealing import Deal
+from hanafuda_referee.errors import Reason, RulesError
+from hanafuda_referee.hachihachi.dekiyaku import DekiyakuId
+from hanafuda_referee.hachihachi.events import RoundResult
+from hanafuda_referee.hachihachi.game import (
+    MAX_PARTICIPANTS,
+    MIN_PARTICIPANTS,
+    HachiHachiState,
+    Phase,
+)
+from hanafuda_referee.hachihachi.rules import HachiHachiRules
+from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
+from hanafuda_referee.hachihachi.teyaku import TEYAKU_VALUES, Teyaku, TeyakuId
+from hanafuda_referee.varint import Reader, Writer
+
+__all__ = ["decode", "encode"]
+
+_FORMAT = 1
+#: The words of results and payments, stored as their index here. Append only: stored states
+#: use these numbers, so a new id goes at the end whatever its place in its table.
+_WORDS: tuple[str, ...] = (
+    "shobu",
+    "overtaken",
+    "count",
+    "triplet",
+    "special-triplet",
+    "red",
+    "lone-ribbon",
+    "lone-animal",
+    "lone-light",
+    "three-pairs",
+    "empty-nest",
+    "four-of-a-kind",
+    "haneken",
+    "one-two-four",
+    "four-three",
+    "akatan",
+    "aotan",
+    "inoshikacho",
+    "seven-ribbons",
+    "four-lights",
+    "five-lights",
+    "plains-16",
+    "plains-17",
+    "plains-18",
+    "plains-19",
+    "card-count",
+    "all-eights",
+    "double-eights",
+    "sage-refund",
+    "sage-overtaken",
+    "drop-fee",
+)
+_WORD_INDEX = {word: i for i, word in enumerate(_WORDS)}
+# A new teyaku, dekiyaku or payment reason must be given a number above before it can be stored.
+assert {*TeyakuId, *DekiyakuId, *PaymentReason} <= set(_WORDS)
+
+
+def _fail(what: str) -> RulesError:
+    return RulesError(Reason.BAD_ENCODING, f"malformed Hachi-Hachi state: {what}")
+
+
+def _write_payments(w: Writer, payments: tuple[Payment, ...]) -> None:
+    w.uint(len(payments))
+    for p in payments:
+        w.uint(p.payer)
+        w.uint(p.payee)
+        w.uint(p.amount)
+        w.uint(_WORD_INDEX[p.reason])
+
+
+def _word(r: Reader) -> str:
+    index = r.uint()
+    if index >= len(_WORDS):
+        raise _fail("unknown word")
+    return _WORDS[index]
+
+
+def _read_payments(r: Reader) -> tuple[Payment, ...]:
+    return tuple(Payment(r.uint(), r.uint(), r.uint(), _word(r)) for _ in range(r.uint()))
+
+
+def encode(state: HachiHachiState) -> bytes:
+    """The state as bytes; :func:`decode` gives back an equal state."""
+    w = Writer()
+    w.uint(_FORMAT)
+    w.text(state.rules.preset)
+    overrides = state.rules.overrides()
+    w.text(json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else "")
+    w.uint(state.seed)
+    w.uint(state.participants)
+    w.uint(len(state.prepared))
+    for deal in state.prepared:
+        for hand in deal.hands:
+            w.small_ints(hand)
+        w.small_ints(deal.field)
+        w.small_ints(deal.stock)
+    for value in (
+        state.deals_made,
+        state.round,
+        state.dealer,
+        state.floor,
+        state.multiplier,
+        state.dealt_field,
+    ):
+        w.uint(value)
+    for balance in state.balances:
+        w.sint(balance)
+    w.uint(len(state.results))
+    for result in state.results:
+        w.uint(result.round)
+        w.uint(result.dealer)
+        w.uint(result.multiplier)
+        w.small_ints(result.players)
+        w.uint(_WORD_INDEX[result.outcome])
+        w.uint(result.winner)
+        w.uint(len(result.counts))
+        for count in result.counts:
+            w.uint(count)
+        _write_payments(w, result.payments)
+    w.uint(state.phase)
+    w.uint(state.turn)
+    for value in (state.joined, state.dropped, state.fees, state.aside):
+        w.uint(value)
+    w.small_ints(state.players)
+    for seat in range(state.participants):
+        w.uint(state.hands[seat])
+        w.uint(state.captured[seat])
+        w.uint(state.paid[seat])
+        teyaku = state.teyaku[seat]
+        if teyaku is None:
+            w.uint(0)
+        else:
+            w.uint(_WORD_INDEX[teyaku.id] + 1)
+            w.uint(teyaku.exposed)
+    w.uint(state.field)
+    w.small_ints(state.stock)
+    w.uint(state.stock_pos)
+    w.uint(state.sage + 1)
+    w.uint(state.first_points)
+    w.uint(state.drawn)
+    _write_payments(w, state.payments)
+    return w.getvalue()
+
+
+def decode(data: bytes) -> HachiHachiState:
+    """The state :func:`encode` encoded. Raises ``RulesError`` (``BAD_ENCODING``) on bad input.
+
+    >>> decode(b"\\x07")
+    Traceback (most recent call last):
+    ...
+    hanafuda_referee.errors.RulesError: unknown Hachi-Hachi state format
+    """
+    r = Reader(data)
+    if r.uint() != _FORMAT:
+        raise RulesError(Reason.BAD_ENCODING, "unknown Hachi-Hachi state format")
+    preset = r.text()
+    overrides_text = r.text()
+    try:
+        overrides = json.loads(overrides_text) if overrides_text else {}
+    except ValueError:
+        raise _fail("rule overrides") from None
+    rules = HachiHachiRules.from_preset(preset, overrides)
+    seed = r.uint()
+    n = r.uint()
+    if not MIN_PARTICIPANTS <= n <= MAX_PARTICIPANTS:
+        raise _fail("participant count")
+    prepared = tuple(
+        Deal(tuple(r.small_ints() for _ in range(n)), r.small_ints(), r.small_ints())
+        for _ in range(r.uint())
+    )
+    deals_made, round_number, dealer, floor, multiplier, dealt_field = (r.uint() for _ in range(6))
+    balances = tuple(r.sint() for _ in range(n))
+    results = []
+    for _ in range(r.uint()):
+        number, result_dealer, result_multiplier = r.uint(), r.uint(), r.uint()
+        players = r.small_ints()
+        if len(players) != 3:
+            raise _fail("players")
+        outcome = _word(r)
+        winner = r.uint()
+        counts = tuple(r.uint() for _ in range(r.uint()))
+        payments = _read_payments(r)
+        results.append(
+            RoundResult(
+                number,
+                result_dealer,
+                result_multiplier,
+                (players[0], players[1], players[2]),
+                outcome,
+                winner,
+                counts,
+                payments,
+            )
+        )
+    try:
+        phase = Phase(r.uint())
+    except ValueError:
+        raise _fail("phase") from None
+    turn = r.uint()
+    joined, dropped, fees, aside = (r.uint() for _ in range(4))
+    state_players = r.small_ints()
+    hands: list[int] = []
+    captured: list[int] = []
+    paid: list[int] = []
+    teyaku: list[Teyaku | None] = []
+    for _ in range(n):
+        hands.append(r.uint())
+        captured.append(r.uint())
+        paid.append(r.uint())
+        index = r.uint()
+        if index == 0:
+            teyaku.append(None)
+        else:
+            try:
+                teyaku_id = TeyakuId(_WORDS[index - 1])
+            except (IndexError, ValueError):
+                raise _fail("teyaku") from None
+            teyaku.append(Teyaku(teyaku_id, TEYAKU_VALUES[teyaku_id], r.uint()))
+    field = r.uint()
+    stock = r.small_ints()
+    stock_pos = r.uint()
+    sage = r.uint() - 1
+    first_points = r.uint()
+    drawn = r.uint()
+    payments = _read_payments(r)
+    r.done()
+    return HachiHachiState(
+        rules,
+        seed,
+        n,
+        prepared,
+        deals_made,
+        round_number,
+        dealer,
+        floor,
+        multiplier,
+        dealt_field,
+        balances,
+        tuple(results),
+        phase,
+        turn,
+        joined,
+        dropped,
+        fees,
+        aside,
+        state_players,
+        tuple(hands),
+        field,
+        stock,
+        stock_pos,
+        tuple(captured),
+        tuple(paid),
+        tuple(teyaku),
+        sage,
+        first_points,
+        drawn,
+        payments,
+    )
