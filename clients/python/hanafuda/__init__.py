@@ -1,0 +1,1 @@
+"""Generated Python bindings of the hanafuda referee API (package ``hanafuda.v1``)."""
