@@ -1,0 +1,49 @@
+"""The game store: where hosted games live between requests, independent of the rules.
+
+The referee is stateless: a request loads a game, the engine decides, and the store writes the
+result back only if nobody else did in between (compare-and-set on the game's version). The store
+holds opaque bytes -- the engine's compact state, the service's meta data and each move's events --
+so it never changes when the rules do.
+
+Two implementations of one contract (:class:`GameStore`):
+
+* :class:`MemoryStore`, in this process: the default without a Redis URL (one replica only);
+* :class:`RedisStore`, on one Redis server or a Redis Cluster: any number of replicas.
+
+Both are held to the same contract tests (``tests/store``). Use :func:`open_store` to pick one
+from a URL.
+"""
+
+from .contract import (
+    CommitResult,
+    Committed,
+    Conflict,
+    Duplicate,
+    GameRecord,
+    GameStore,
+    VersionedEvents,
+)
+from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
+from .factory import open_store, parse_store_url
+from .memory_store import MemoryStore
+from .redis_store import RedisStore
+from .settings import StoreSettings
+
+__all__ = [
+    "CommitResult",
+    "Committed",
+    "Conflict",
+    "Duplicate",
+    "GameExists",
+    "GameNotFound",
+    "GameRecord",
+    "GameStore",
+    "MemoryStore",
+    "RedisStore",
+    "StoreError",
+    "StoreSettings",
+    "StoreUnavailable",
+    "VersionedEvents",
+    "open_store",
+    "parse_store_url",
+]

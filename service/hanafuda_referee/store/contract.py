@@ -1,0 +1,155 @@
+"""What every game store promises: the records it returns and the :class:`GameStore` protocol.
+
+The store keeps opaque bytes: the engine's compact state, the service's meta data (seat token
+hashes, kind, creation time) and the events of every move. It knows nothing of the rules; its job
+is to make a move's write atomic and conditional on the version the move was validated against, so
+that any number of stateless replicas can serve one game and two racing writers cannot both win.
+
+Versions: a game is created at version 0 and every accepted commit adds exactly 1. Every version,
+0 included, has exactly one entry in the game's event log (possibly with no events), so a reader
+that remembers the last version it saw can resume from it and miss nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+__all__ = [
+    "CommitResult",
+    "Committed",
+    "Conflict",
+    "Duplicate",
+    "GameRecord",
+    "GameStore",
+    "VersionedEvents",
+]
+
+
+class GameRecord(NamedTuple):
+    """A stored game as :meth:`GameStore.load` returns it (unpacks as ``version, state, meta``)."""
+
+    version: int
+    state: bytes
+    meta: bytes
+
+
+class VersionedEvents(NamedTuple):
+    """The events written by the commit that produced ``version`` (version 0: the creation)."""
+
+    version: int
+    events: list[bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """The commit was applied; the game is now at ``version``."""
+
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """The request id was already answered for this game: nothing changed, here is that answer."""
+
+    answer: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The game moved on since the caller loaded it: nothing changed.
+
+    Carries the current version and state so the caller can re-validate the move against them
+    without a second round trip.
+    """
+
+    version: int
+    state: bytes
+
+
+#: What :meth:`GameStore.commit` returns; callers ``match`` on the three cases.
+CommitResult = Committed | Duplicate | Conflict
+
+
+class GameStore(Protocol):
+    """The game store: in memory for one process, or Redis (single server or cluster).
+
+    Every method may raise :class:`~.errors.StoreUnavailable` (backend down or slow; raised fast)
+    and :class:`ValueError` for a malformed argument (e.g. an invalid game id).
+    """
+
+    async def create(
+        self, game_id: str, state: bytes, meta: bytes, events: Sequence[bytes]
+    ) -> None:
+        """Store a new game at version 0 with ``events`` as the log entry of version 0.
+
+        Raises :class:`~.errors.GameExists` if a game with this id is stored (an expired game's
+        id may be reused).
+        """
+        ...
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        """The game's current version, state and meta, or ``None`` if it does not exist.
+
+        Reading does not refresh the idle time: only writes keep a game alive.
+        """
+        ...
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        new_state: bytes,
+        events: Sequence[bytes],
+        request_id: str | None,
+        answer: bytes,
+    ) -> CommitResult:
+        """Atomically record one accepted move.
+
+        In this order: if ``request_id`` was already answered for this game (and the answer has
+        not expired) return :class:`Duplicate` with that answer; else if the stored version is
+        not ``expected_version`` return :class:`Conflict` with the current version and state;
+        else store ``new_state`` at version + 1, append ``events`` as that version's log entry,
+        remember ``answer`` under ``request_id`` (when given) for the answer time-to-live
+        (capped by the idle time),
+        refresh the game's idle time and return :class:`Committed`. Only the last case changes
+        anything.
+
+        Raises :class:`~.errors.GameNotFound` if the game does not exist.
+        """
+        ...
+
+    async def events(self, game_id: str, after_version: int, limit: int) -> list[VersionedEvents]:
+        """Up to ``limit`` log entries with a version greater than ``after_version``, in order.
+
+        ``after_version=-1`` starts at the creation entry. Raises
+        :class:`~.errors.GameNotFound` if the game does not exist.
+        """
+        ...
+
+    def watch(self, game_id: str, after_version: int) -> AsyncIterator[VersionedEvents]:
+        """Follow the game's log: every entry after ``after_version``, then each new one.
+
+        Never skips a version: a watcher that stops and resumes from the last version it saw
+        misses nothing. Raises :class:`~.errors.GameNotFound` at the start if the game does not
+        exist; ends (without error) once the game is deleted or expires; otherwise runs until the
+        consumer stops iterating or is cancelled.
+        """
+        ...
+
+    async def delete(self, game_id: str) -> bool:
+        """Remove the game and everything stored with it; ``True`` if it existed."""
+        ...
+
+    async def count_games(self) -> int:
+        """How many games are stored, for an "active games" gauge. May be approximate."""
+        ...
+
+    async def ping(self) -> None:
+        """Return if the store can serve requests; raise StoreUnavailable otherwise."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections. The store must not be used afterwards."""
+        ...

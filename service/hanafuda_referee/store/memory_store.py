@@ -1,0 +1,226 @@
+"""An in-process game store with the same semantics as the Redis store.
+
+It is the default when no Redis URL is configured, so the service runs on a fresh machine with
+one command, and it is the reference the shared contract tests hold both stores to. It is only
+correct for one process: replicas each holding their own MemoryStore would each see different
+games.
+
+Time comes from an injectable monotonic clock so tests can expire games and answers without
+sleeping. Expiry is lazy (checked on every access) plus a sweep from the least recently written
+end of an ordered dict: since every write pushes the same idle time forward, that order is also
+expiry order, so the sweep stops at the first live game and costs O(1) amortised.
+
+Watchers wait on an :class:`asyncio.Event` per game that each commit sets and replaces, so they
+wake immediately; they also wake every ``watch_block`` to notice that a game expired.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+
+from .contract import (
+    CommitResult,
+    Committed,
+    Conflict,
+    Duplicate,
+    GameRecord,
+    VersionedEvents,
+)
+from .errors import GameExists, GameNotFound
+from .settings import StoreSettings
+from .validation import check_bytes, check_events, check_game_id, check_range, check_request_id
+
+__all__ = ["MemoryStore"]
+
+
+@dataclass(slots=True, eq=False)
+class _Game:
+    """One stored game. ``log[v]`` holds the events of version ``v``."""
+
+    state: bytes
+    meta: bytes
+    log: list[tuple[bytes, ...]]
+    expires_at: float
+    #: request id -> (expiry time, answer), in insertion order, which is expiry order.
+    answers: dict[str, tuple[float, bytes]] = field(default_factory=dict)
+    #: Set (and replaced) on every commit and on removal, to wake watchers.
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def version(self) -> int:
+        return len(self.log) - 1
+
+    def wake_watchers(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+
+class MemoryStore:
+    """A :class:`~.contract.GameStore` kept in a dict of this process."""
+
+    def __init__(
+        self,
+        settings: StoreSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._settings = settings or StoreSettings()
+        self._clock = clock
+        self._games: OrderedDict[str, _Game] = OrderedDict()
+        self._closed = False
+
+    # -- expiry -----------------------------------------------------------------------------
+
+    def _sweep(self) -> None:
+        now = self._clock()
+        while self._games:
+            game_id, game = next(iter(self._games.items()))
+            if game.expires_at > now:
+                break
+            del self._games[game_id]
+            game.wake_watchers()
+
+    def _live(self, game_id: str) -> _Game | None:
+        self._check_open()
+        self._sweep()
+        return self._games.get(check_game_id(game_id))
+
+    def _touch(self, game_id: str, game: _Game) -> None:
+        game.expires_at = self._clock() + self._settings.idle_ttl
+        self._games.move_to_end(game_id)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("store is closed")
+
+    # -- GameStore ----------------------------------------------------------------------------
+
+    async def create(
+        self, game_id: str, state: bytes, meta: bytes, events: Sequence[bytes]
+    ) -> None:
+        """See :meth:`.contract.GameStore.create`."""
+        state = check_bytes("state", state)
+        meta = check_bytes("meta", meta)
+        frozen_events = check_events(events)
+        if self._live(game_id) is not None:
+            raise GameExists(game_id)
+        game = _Game(state=state, meta=meta, log=[frozen_events], expires_at=0.0)
+        self._games[game_id] = game
+        self._touch(game_id, game)
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        """See :meth:`.contract.GameStore.load`."""
+        game = self._live(game_id)
+        if game is None:
+            return None
+        return GameRecord(version=game.version, state=game.state, meta=game.meta)
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        new_state: bytes,
+        events: Sequence[bytes],
+        request_id: str | None,
+        answer: bytes,
+    ) -> CommitResult:
+        """See :meth:`.contract.GameStore.commit`."""
+        check_request_id(request_id)
+        new_state = check_bytes("new_state", new_state)
+        answer = check_bytes("answer", answer)
+        frozen_events = check_events(events)
+        game = self._live(game_id)
+        if game is None:
+            raise GameNotFound(game_id)
+        now = self._clock()
+        if request_id is not None:
+            kept = game.answers.get(request_id)
+            if kept is not None and kept[0] > now:
+                return Duplicate(answer=kept[1])
+        if game.version != expected_version:
+            return Conflict(version=game.version, state=game.state)
+        game.state = new_state
+        game.log.append(frozen_events)
+        if request_id is not None:
+            _prune_answers(game.answers, now)
+            game.answers.pop(request_id, None)  # re-insert at the end: keeps expiry order
+            game.answers[request_id] = (now + self._settings.answer_keep, answer)
+        self._touch(game_id, game)
+        game.wake_watchers()
+        return Committed(version=game.version)
+
+    async def events(self, game_id: str, after_version: int, limit: int) -> list[VersionedEvents]:
+        """See :meth:`.contract.GameStore.events`."""
+        check_range(after_version, limit)
+        game = self._live(game_id)
+        if game is None:
+            raise GameNotFound(game_id)
+        return _entries(game, after_version, limit)
+
+    async def watch(self, game_id: str, after_version: int) -> AsyncIterator[VersionedEvents]:
+        """See :meth:`.contract.GameStore.watch`."""
+        check_range(after_version, 1)
+        game = self._live(game_id)
+        if game is None:
+            raise GameNotFound(game_id)
+        last = after_version
+        while True:
+            # Take the event before reading the log: a commit in between sets this very event.
+            changed = game.changed
+            for entry in _entries(game, last, len(game.log)):
+                yield entry
+                last = entry.version
+            if self._live(game_id) is not game:
+                return
+            if last >= game.version:
+                try:
+                    async with asyncio.timeout(self._settings.watch_block):
+                        await changed.wait()
+                except TimeoutError:
+                    pass
+                if self._live(game_id) is not game:
+                    return
+
+    async def delete(self, game_id: str) -> bool:
+        """See :meth:`.contract.GameStore.delete`."""
+        if self._live(game_id) is None:
+            return False
+        self._games.pop(game_id).wake_watchers()
+        return True
+
+    async def count_games(self) -> int:
+        """Exact number of live games."""
+        self._check_open()
+        self._sweep()
+        return len(self._games)
+
+    async def ping(self) -> None:
+        """Always available while open."""
+        self._check_open()
+
+    async def close(self) -> None:
+        """Forget every game and end the watchers."""
+        for game in self._games.values():
+            game.wake_watchers()
+        self._games.clear()
+        self._closed = True
+
+
+def _entries(game: _Game, after_version: int, limit: int) -> list[VersionedEvents]:
+    start = after_version + 1
+    return [
+        VersionedEvents(version, list(game.log[version]))
+        for version in range(start, min(len(game.log), start + limit))
+    ]
+
+
+def _prune_answers(answers: dict[str, tuple[float, bytes]], now: float) -> None:
+    while answers:
+        request_id, (expires_at, _) = next(iter(answers.items()))
+        if expires_at > now:
+            return
+        del answers[request_id]

@@ -1,0 +1,73 @@
+"""Tunable behaviour of the game stores, in one immutable value.
+
+The semantic settings (idle time, answer time-to-live, watch wake-up) apply to every store so that
+the in-memory store behaves like the Redis one. The connection settings only concern Redis; their
+defaults are deliberately short so a request fails fast with ``StoreUnavailable`` instead of
+holding a client while a server is down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["StoreSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSettings:
+    """Settings shared by the in-memory and Redis stores (durations in seconds)."""
+
+    #: Prepended to every Redis key, so several deployments or test runs share one server.
+    key_prefix: str = "hanafuda:"
+    #: A game not written for this long expires. Every commit restarts the count; reads do not.
+    idle_ttl: float = 24 * 3600.0
+    #: How long the answer to a request id is kept to answer retries (capped by ``idle_ttl``).
+    answer_ttl: float = 600.0
+    #: Longest wait of a watcher before it checks that the game still exists (XREAD BLOCK).
+    watch_block: float = 5.0
+    #: Redis: TCP connect timeout.
+    connect_timeout: float = 0.5
+    #: Redis: longest wait for a reply on an open connection.
+    socket_timeout: float = 1.0
+    #: Redis: deadline of one whole store operation, cluster topology refresh included.
+    operation_timeout: float = 2.0
+    #: Redis: connection pool size per client (per node on a cluster).
+    max_connections: int = 256
+
+    def __post_init__(self) -> None:
+        durations = {
+            "idle_ttl": self.idle_ttl,
+            "answer_ttl": self.answer_ttl,
+            "watch_block": self.watch_block,
+            "connect_timeout": self.connect_timeout,
+            "socket_timeout": self.socket_timeout,
+            "operation_timeout": self.operation_timeout,
+        }
+        for name, value in durations.items():
+            # Redis counts in milliseconds: anything shorter would round to "no time at all".
+            if not value >= 0.001:
+                raise ValueError(f"{name} must be at least 0.001 s, got {value!r}")
+        if self.max_connections < 1:
+            raise ValueError("max_connections must be positive")
+        if any(ch in self.key_prefix for ch in "{}"):
+            raise ValueError("key_prefix must not contain '{' or '}' (they delimit the hash tag)")
+
+    @property
+    def idle_ttl_ms(self) -> int:
+        """The idle time in whole milliseconds, as Redis PX/PEXPIRE take it."""
+        return max(1, round(self.idle_ttl * 1000))
+
+    @property
+    def answer_keep(self) -> float:
+        """How long answers are really kept: never longer than the game may live."""
+        return min(self.answer_ttl, self.idle_ttl)
+
+    @property
+    def answer_keep_ms(self) -> int:
+        """:attr:`answer_keep` in whole milliseconds."""
+        return max(1, round(self.answer_keep * 1000))
+
+    @property
+    def watch_block_ms(self) -> int:
+        """The watch wake-up period in whole milliseconds (XREAD BLOCK takes milliseconds)."""
+        return max(1, round(self.watch_block * 1000))

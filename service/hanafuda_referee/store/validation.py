@@ -1,0 +1,69 @@
+"""Argument checks shared by every store, so both refuse exactly the same inputs.
+
+A store is the last line before bytes reach Redis: a wrong type there would not fail loudly but
+be stored as something else (``bytes(5)`` is five zero bytes, an int ARGV becomes its digits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "MAX_GAME_ID_LENGTH",
+    "MAX_REQUEST_ID_LENGTH",
+    "check_bytes",
+    "check_events",
+    "check_game_id",
+    "check_range",
+    "check_request_id",
+]
+
+MAX_GAME_ID_LENGTH = 64
+MAX_REQUEST_ID_LENGTH = 128
+_FORBIDDEN_IN_GAME_ID = frozenset("{}*?[]\\")
+
+
+def check_game_id(game_id: str) -> str:
+    """Return ``game_id`` if it can name a game, else raise :class:`ValueError`.
+
+    Allowed: 1 to 64 printable ASCII characters other than space, braces (they delimit the Redis
+    Cluster hash tag) and glob characters (so the pattern that counts games cannot be fooled).
+    """
+    if not isinstance(game_id, str) or not 0 < len(game_id) <= MAX_GAME_ID_LENGTH:
+        raise ValueError(f"a game id has 1 to {MAX_GAME_ID_LENGTH} characters")
+    if not game_id.isascii() or not game_id.isprintable() or " " in game_id:
+        raise ValueError("a game id is printable ASCII without spaces")
+    if not _FORBIDDEN_IN_GAME_ID.isdisjoint(game_id):
+        raise ValueError("a game id may not contain braces or glob characters")
+    return game_id
+
+
+def check_request_id(request_id: str | None) -> str | None:
+    """Return ``request_id`` if usable as an idempotency key (1 to 128 characters) or None."""
+    if request_id is not None and not (
+        isinstance(request_id, str) and 0 < len(request_id) <= MAX_REQUEST_ID_LENGTH
+    ):
+        raise ValueError(f"a request id has 1 to {MAX_REQUEST_ID_LENGTH} characters")
+    return request_id
+
+
+def check_bytes(name: str, value: object) -> bytes:
+    """``value`` as immutable bytes, or :class:`TypeError`."""
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise TypeError(f"{name} must be bytes, not {type(value).__name__}")
+    return bytes(value)
+
+
+def check_events(events: Sequence[bytes]) -> tuple[bytes, ...]:
+    """The events of one move as a tuple of bytes; refuses a lone bytes value or non-bytes."""
+    if isinstance(events, bytes | bytearray | memoryview | str):
+        raise TypeError("events is a sequence of bytes values, not one value")
+    return tuple(check_bytes("event", event) for event in events)
+
+
+def check_range(after_version: int, limit: int) -> None:
+    """Validate the arguments of ``events``/``watch``."""
+    if not isinstance(after_version, int) or after_version < -1:
+        raise ValueError("after_version is -1 (from the start) or a version")
+    if not isinstance(limit, int) or limit < 1:
+        raise ValueError("limit must be positive")

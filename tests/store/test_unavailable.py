@@ -1,0 +1,182 @@
+"""Failure behaviour against a throwaway server: fast typed failures, recovery without restart.
+
+The server persists with an fsync'ed append-only file, so stopping and starting it on the same
+port keeps the game: the test can tell "the store works again" from "the store lost the game".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from hanafuda_referee.store import (
+    Committed,
+    Duplicate,
+    GameRecord,
+    RedisStore,
+    StoreSettings,
+    StoreUnavailable,
+    VersionedEvents,
+)
+from hanafuda_referee.store.scripts import COMMIT
+
+from .servers import REDIS_SERVER, ServerProcess, free_port
+
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed"),
+]
+
+SETTINGS = StoreSettings(
+    key_prefix="t:",
+    connect_timeout=0.3,
+    socket_timeout=0.5,
+    operation_timeout=1.0,
+    watch_block=0.3,
+)
+#: A failure must surface within the operation deadline plus scheduling slack.
+FAST = SETTINGS.operation_timeout + 0.5
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    process = ServerProcess(
+        tmp_path, free_port(), extra=["--appendonly", "yes", "--appendfsync", "always"]
+    )
+    process.start()
+    try:
+        yield process
+    finally:
+        if process.process is not None and process.process.poll() is None:
+            os.kill(process.process.pid, signal.SIGCONT)
+        process.stop()
+
+
+@pytest_asyncio.fixture
+async def store(server: ServerProcess) -> AsyncIterator[RedisStore]:
+    store = RedisStore.connect(server.url, SETTINGS)
+    await store.create("g1", b"s0", b"meta", [b"e0"])
+    assert await store.commit("g1", 0, b"s1", [b"e1"], "r1", b"a1") == Committed(1)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def operations(store: RedisStore) -> dict[str, Callable[[], Awaitable[object]]]:
+    return {
+        "load": lambda: store.load("g1"),
+        "commit": lambda: store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2"),
+        "create": lambda: store.create("g2", b"s", b"m", []),
+        "events": lambda: store.events("g1", -1, 10),
+        "count_games": store.count_games,
+        "ping": store.ping,
+    }
+
+
+async def assert_all_fail_fast(store: RedisStore) -> None:
+    for name, operation in operations(store).items():
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await operation()
+        elapsed = time.monotonic() - started
+        assert elapsed < FAST, f"{name} took {elapsed:.2f} s to fail"
+
+
+async def assert_game_intact_and_usable(store: RedisStore) -> None:
+    assert await store.load("g1") == GameRecord(1, b"s1", b"meta")
+    assert await store.commit("g1", 0, b"x", [], "r1", b"") == Duplicate(b"a1")
+    assert await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2") == Committed(2)
+    assert await store.events("g1", -1, 10) == [
+        VersionedEvents(0, [b"e0"]),
+        VersionedEvents(1, [b"e1"]),
+        VersionedEvents(2, [b"e2"]),
+    ]
+
+
+async def test_stopped_server_fails_fast_and_store_recovers_on_restart(
+    server: ServerProcess, store: RedisStore
+) -> None:
+    server.stop()
+    await assert_all_fail_fast(store)
+    server.start()
+    await assert_game_intact_and_usable(store)  # same store object, same pool
+
+
+async def test_hung_server_times_out_fast_and_store_recovers(
+    server: ServerProcess, store: RedisStore
+) -> None:
+    assert server.process is not None
+    os.kill(server.process.pid, signal.SIGSTOP)  # accepts connections, never answers
+    try:
+        await assert_all_fail_fast(store)
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    await assert_game_intact_and_usable(store)
+
+
+async def test_a_blocked_watcher_fails_fast_when_the_server_goes(
+    server: ServerProcess, store: RedisStore
+) -> None:
+    seen: list[int] = []
+
+    async def follow() -> None:
+        async for entry in store.watch("g1", -1):
+            seen.append(entry.version)
+
+    follower = asyncio.create_task(follow())
+    async with asyncio.timeout(3):
+        while len(seen) < 2:
+            await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)  # now blocked waiting for version 2
+    assert seen == [0, 1]
+    server.stop()
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        await asyncio.wait_for(follower, 5)
+    assert time.monotonic() - started < SETTINGS.watch_block + FAST
+    server.start()
+    # Resuming from the last version seen loses nothing.
+    await store.commit("g1", 1, b"s2", [b"e2"], None, b"")
+    resumed = [entry async for entry in _take(store.watch("g1", seen[-1]), 1)]
+    assert resumed == [VersionedEvents(2, [b"e2"])]
+
+
+async def test_commit_reloads_the_script_after_the_server_forgot_it(
+    server: ServerProcess, store: RedisStore
+) -> None:
+    raw = Redis.from_url(server.url)
+    try:
+        assert await raw.script_exists(COMMIT.sha) == [True]
+        await raw.script_flush()
+        assert await raw.script_exists(COMMIT.sha) == [False]
+        assert await store.commit("g1", 1, b"s2", [b"e2"], None, b"") == Committed(2)
+        assert await raw.script_exists(COMMIT.sha) == [True]
+    finally:
+        await raw.aclose()
+
+
+async def test_unreachable_server_fails_fast_when_never_connected() -> None:
+    store = RedisStore.connect(f"redis://127.0.0.1:{free_port()}/0", SETTINGS)
+    try:
+        await assert_all_fail_fast(store)
+    finally:
+        await store.close()
+
+
+async def _take(
+    iterator: AsyncIterator[VersionedEvents], count: int
+) -> AsyncIterator[VersionedEvents]:
+    async for entry in iterator:
+        yield entry
+        count -= 1
+        if count == 0:
+            return
