@@ -1,0 +1,122 @@
+"""The one interface through which a game kind plugs into the hosted-games layer.
+
+The hosted-games layer (:mod:`.games`) knows versions, tokens, the store, caching and streaming;
+it knows nothing of any game's rules. Each game kind brings a :class:`GameAdapter`: how to start
+a game from a ``CreateGameRequest``, apply a move, list legal moves, encode its state and its
+events to bytes (the full truth, compactly) and project them into ``GameView`` and ``Event``
+messages for one seat or a spectator. Adding a game kind is writing one adapter and registering
+it in :data:`ADAPTERS` (see :func:`adapter_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, service_pb2
+
+from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.dealing import Deal
+from hanafuda_referee.moves import Move
+
+__all__ = ["GameAdapter", "GameInfo", "adapter_for"]
+
+State = TypeVar("State")
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What the hosted-games layer knows of a game besides its engine state."""
+
+    #: The game id.
+    game_id: str
+    #: The players' display names, by seat.
+    players: tuple[str, ...]
+
+
+class GameAdapter(Protocol[State]):
+    """One game kind, as the hosted-games layer drives it. ``State`` is the engine's state value.
+
+    Every method is pure. Refusals are raised as :class:`ApiError` (or as the engine's own
+    ``MoveRejected`` / ``RulesError``, which the caller maps to the same reasons).
+    """
+
+    #: The ``GameKind`` number this adapter plays.
+    kind: int
+
+    def new_game(
+        self,
+        request: service_pb2.CreateGameRequest,
+        seed: int,
+        deals: Sequence[Deal],
+    ) -> tuple[State, list[bytes]]:
+        """A new game from a creation request (rules, players, first dealer already in it), its
+        seed and prepared deals: the dealt state and the encoded events of the creation."""
+        ...
+
+    def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[bytes]]:
+        """The state after ``seat`` plays ``move`` and the encoded events it caused; raises the
+        engine's refusal (the state is a value, so a refused move changes nothing)."""
+        ...
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """The moves ``seat`` may make now (empty when it is not the seat to act)."""
+        ...
+
+    def seat_count(self, state: State) -> int:
+        """The number of seats of the game."""
+        ...
+
+    def is_over(self, state: State) -> bool:
+        """Whether the game has ended."""
+        ...
+
+    def view(
+        self, state: State, seat: int | None, game: GameInfo, version: int
+    ) -> game_pb2.GameView:
+        """The game as ``seat`` (None: a spectator) may see it, legal moves included."""
+        ...
+
+    def event(
+        self, state: State, blob: bytes, seat: int | None, game: GameInfo
+    ) -> events_pb2.Event:
+        """One encoded event as ``seat`` may see it, without its version, sequence or time
+        (``state`` is the game's current state: it supplies the rules)."""
+        ...
+
+    def encode_state(self, state: State) -> bytes:
+        """The state as compact bytes."""
+        ...
+
+    def decode_state(self, data: bytes) -> State:
+        """The state :meth:`encode_state` wrote."""
+        ...
+
+    def seed(self, state: State) -> int:
+        """The seed of the game's random number generator."""
+        ...
+
+    def deal_records(self, state: State, blobs: Sequence[bytes]) -> list[game_pb2.DealRecord]:
+        """Every deal made so far (redeals included), in order, with its round and dealer, from
+        the game's state and its encoded events (the whole log, in order)."""
+        ...
+
+    def presets(self) -> list[rules_pb2.Preset]:
+        """The game's presets, its default first, every option resolved."""
+        ...
+
+
+def adapter_for(kind: int) -> GameAdapter[Any]:
+    """The adapter of a ``GameKind`` number; refuses an unspecified or unknown kind."""
+    # Imported here: the adapters import this module for the protocol and GameInfo.
+    from hanafuda_referee.api.hachihachi_adapter import HACHI_HACHI
+    from hanafuda_referee.api.koikoi_adapter import KOI_KOI
+
+    if kind == rules_pb2.GAME_KIND_KOI_KOI:
+        return KOI_KOI
+    if kind == rules_pb2.GAME_KIND_HACHI_HACHI:
+        return HACHI_HACHI
+    if kind == rules_pb2.GAME_KIND_UNSPECIFIED:
+        raise ApiError("INVALID_ARGUMENT", "the game kind is required")
+    raise ApiError("INVALID_ARGUMENT", f"unknown game kind {kind}")

@@ -1,0 +1,578 @@
+"""Hosted games: create, read, move, watch and audit games kept in a :class:`GameStore`.
+
+This layer knows versions, tokens, the store, a small cache and streaming, and nothing of any
+game's rules: a :class:`~.adapters.GameAdapter` per game kind does the rest.
+
+Versions: the store counts from 0 at creation, the contract from 1; ``api = store + 1``.
+
+What is stored per game:
+
+* meta (:class:`~.tokens.GameMeta`): kind, player names, token hashes; fixed at creation;
+* state: ``<format><events so far>`` as varints, then the adapter's engine state bytes. The event
+  count gives the next event its ``sequence`` without reading the log;
+* one log entry per version: a header blob (time, first sequence, the move and its seat, and for
+  the creation the initial engine state) then the adapter's event blobs, the full truth. The log
+  alone replays the game, which is how a watcher rebuilds the view of past versions and follows
+  new ones without reloading the state.
+
+Moving in one round trip: each process keeps the last (version, state) it saw of a game; a move is
+validated against it and committed with that version as the expected one. If another replica
+moved first, the store answers with the current state, and the move is validated again against
+it (a few times at most). A move the rules refuse is only refused once the store confirms that
+the state it was judged on is current and that its request id was never answered: a commit that
+cannot succeed (expected version -1) asks exactly that and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from hanafuda.v1 import events_pb2, service_pb2
+
+from hanafuda_referee.api.adapters import GameAdapter, GameInfo, adapter_for
+from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.convert import (
+    MAX_DEALS,
+    deal_from_proto,
+    engine_refusals,
+    move_from_proto,
+)
+from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.observability import annotate
+from hanafuda_referee.api.tokens import (
+    GameMeta,
+    hash_token,
+    new_game_id,
+    new_token,
+    seat_of_token,
+)
+from hanafuda_referee.errors import Reason, RulesError
+from hanafuda_referee.moves import Move, MoveKind
+from hanafuda_referee.store import (
+    Committed,
+    Conflict,
+    Duplicate,
+    GameExists,
+    GameNotFound,
+    GameStore,
+    StoreUnavailable,
+)
+from hanafuda_referee.store.validation import check_game_id
+from hanafuda_referee.varint import Reader, Writer
+
+__all__ = ["HostedGames"]
+
+_STATE_FORMAT = 1
+_HEADER_FORMAT = 1
+#: Longest display name, in characters.
+MAX_NAME_LENGTH = 64
+#: Most seats any game has (Hachi-Hachi with the drop phase).
+MAX_PLAYERS = 6
+#: Longest client request id, in characters (the contract's limit).
+MAX_REQUEST_ID_LENGTH = 64
+#: Validations of one move against states newer than the cached one before giving up.
+MAX_ATTEMPTS = 8
+#: Log entries fetched per store read when building a game log.
+_LOG_PAGE = 512
+
+
+# --- stored layouts --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    """The first blob of a version's log entry."""
+
+    time_ms: int
+    #: The ``sequence`` of the version's first event.
+    sequence: int
+    #: The seat that moved; None for the creation.
+    seat: int | None
+    move: Move | None
+    #: The creation only: the engine state the game started from (the replay's start).
+    initial_state: bytes = b""
+
+    def encode(self) -> bytes:
+        w = Writer()
+        w.uint(_HEADER_FORMAT)
+        w.uint(self.time_ms)
+        w.uint(self.sequence)
+        w.uint(0 if self.seat is None else self.seat + 1)
+        if self.move is None:
+            w.uint(0)
+        else:
+            w.uint(self.move.kind)
+            w.uint(self.move.card)
+            w.uint(self.move.target)
+        w.small_ints(list(self.initial_state))
+        return w.getvalue()
+
+    @classmethod
+    def decode(cls, blob: bytes) -> _Header:
+        r = Reader(blob)
+        if r.uint() != _HEADER_FORMAT:
+            raise RulesError(Reason.BAD_ENCODING, "unknown log entry format")
+        time_ms, sequence, seat = r.uint(), r.uint(), r.uint()
+        kind = r.uint()
+        move = Move(MoveKind(kind), r.uint(), r.uint()) if kind else None
+        initial = bytes(r.small_ints())
+        r.done()
+        return cls(time_ms, sequence, seat - 1 if seat else None, move, initial)
+
+
+def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
+    """One unsigned varint of ``data`` at ``pos``: its value and the position after it."""
+    value = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise RulesError(Reason.BAD_ENCODING, "truncated game state")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def _wrap_state(event_count: int, engine_state: bytes) -> bytes:
+    w = Writer()
+    w.uint(_STATE_FORMAT)
+    w.uint(event_count)
+    return w.getvalue() + engine_state
+
+
+def _unwrap_state(data: bytes) -> tuple[int, bytes]:
+    fmt, pos = _read_uint(data, 0)
+    if fmt != _STATE_FORMAT:
+        raise RulesError(Reason.BAD_ENCODING, "unknown game state format")
+    count, pos = _read_uint(data, pos)
+    return count, data[pos:]
+
+
+@dataclass(frozen=True, slots=True)
+class _Game:
+    """A game as last seen by this process."""
+
+    game_id: str
+    #: The store's version (the contract's minus one).
+    version: int
+    state: Any
+    event_count: int
+    meta: GameMeta
+    adapter: GameAdapter[Any]
+
+    @property
+    def info(self) -> GameInfo:
+        return GameInfo(self.game_id, self.meta.players)
+
+    @property
+    def api_version(self) -> int:
+        return self.version + 1
+
+
+class _Cache:
+    """The last game seen per game id, least recently used first out."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._games: OrderedDict[str, _Game] = OrderedDict()
+
+    def get(self, game_id: str) -> _Game | None:
+        game = self._games.get(game_id)
+        if game is not None:
+            self._games.move_to_end(game_id)
+        return game
+
+    def put(self, game: _Game) -> None:
+        if self._size <= 0:
+            return
+        known = self._games.get(game.game_id)
+        # Never go back in time: a slow reader must not replace a newer state with an older one.
+        if known is not None and known.version > game.version:
+            return
+        self._games[game.game_id] = game
+        self._games.move_to_end(game.game_id)
+        while len(self._games) > self._size:
+            self._games.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        self._games.pop(game_id, None)
+
+
+@contextmanager
+def _store_failures(game_id: str = "") -> Iterator[None]:
+    """Turn store exceptions into API errors."""
+    try:
+        yield
+    except StoreUnavailable:
+        raise ApiError("UNAVAILABLE", "the game store is unavailable; retry later") from None
+    except GameNotFound:
+        raise ApiError("UNKNOWN_GAME", f"no game {game_id!r}") from None
+
+
+def _game_id(game_id: str) -> str:
+    try:
+        check_game_id(game_id)
+    except ValueError:
+        raise ApiError("INVALID_ARGUMENT", "not a game id") from None
+    annotate(game=game_id)
+    return game_id
+
+
+class HostedGames:
+    """The store-backed methods of the referee (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        allow_testing: bool = False,
+        api_key: str | None = None,
+        cache_size: int = 4096,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self._allow_testing = allow_testing
+        self._api_key = api_key or None
+        self._cache = _Cache(cache_size)
+        self._clock = clock
+
+    @property
+    def store(self) -> GameStore:
+        """The game store."""
+        return self._store
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    # -- loading and authenticating ------------------------------------------------------------
+
+    def _decode(self, game_id: str, version: int, state: bytes, meta: GameMeta) -> _Game:
+        adapter = adapter_for(meta.kind)
+        count, engine_state = _unwrap_state(state)
+        with engine_refusals():
+            decoded = adapter.decode_state(engine_state)
+        return _Game(game_id, version, decoded, count, meta, adapter)
+
+    async def _load(self, game_id: str) -> _Game:
+        with _store_failures(game_id):
+            record = await self._store.load(game_id)
+        if record is None:
+            self._cache.drop(game_id)
+            raise ApiError("UNKNOWN_GAME", f"no game {game_id!r}")
+        game = self._decode(game_id, record.version, record.state, GameMeta.decode(record.meta))
+        self._cache.put(game)
+        return game
+
+    def _seat(self, caller: Caller, meta: GameMeta, *, required: bool) -> int | None:
+        """The caller's seat from its token; None for a spectator (no token, not required)."""
+        if not caller.token:
+            if required:
+                raise ApiError("MISSING_TOKEN", "this method needs a player token")
+            return None
+        seat = seat_of_token(caller.token, meta.token_hashes)
+        if seat is None:
+            raise ApiError("BAD_TOKEN", "the player token is not a token of this game")
+        annotate(seat=seat)
+        return seat
+
+    def _events(
+        self, game: _Game, state: Any, version: int, blobs: Sequence[bytes], seat: int | None
+    ) -> list[events_pb2.Event]:
+        """A log entry's events (header first) as ``seat`` may see them; ``version`` is the
+        store's."""
+        header = _Header.decode(blobs[0])
+        out: list[events_pb2.Event] = []
+        for i, blob in enumerate(blobs[1:]):
+            with engine_refusals():
+                event = game.adapter.event(state, blob, seat, game.info)
+            event.version = version + 1
+            event.sequence = header.sequence + i
+            event.time.FromMilliseconds(header.time_ms)
+            out.append(event)
+        return out
+
+    # -- create --------------------------------------------------------------------------------
+
+    async def create(
+        self, request: service_pb2.CreateGameRequest, caller: Caller
+    ) -> service_pb2.CreateGameResponse:
+        """``CreateGame``: see the contract."""
+        if self._api_key is not None and not (
+            caller.api_key and hmac.compare_digest(caller.api_key.encode(), self._api_key.encode())
+        ):
+            raise ApiError("API_KEY_REQUIRED", "creating games needs this server's API key")
+        adapter = adapter_for(request.kind)
+        if len(request.players) > MAX_PLAYERS:
+            raise ApiError("REQUEST_TOO_LARGE", f"at most {MAX_PLAYERS} players")
+        for name in request.players:
+            if not 0 < len(name) <= MAX_NAME_LENGTH or not name.isprintable():
+                raise ApiError(
+                    "INVALID_ARGUMENT",
+                    f"a player name has 1 to {MAX_NAME_LENGTH} printable characters",
+                )
+        testing = request.HasField("seed") or len(request.prepared_deals) > 0
+        if testing and not self._allow_testing:
+            raise ApiError(
+                "TESTING_FEATURE_DISABLED",
+                "seeds and prepared deals are for tests: this server does not allow them",
+            )
+        if len(request.prepared_deals) > MAX_DEALS:
+            raise ApiError("REQUEST_TOO_LARGE", f"at most {MAX_DEALS} prepared deals")
+        seed = request.seed if request.HasField("seed") else secrets.randbits(63)
+        deals = [deal_from_proto(d, i) for i, d in enumerate(request.prepared_deals)]
+        with engine_refusals():
+            state, blobs = adapter.new_game(request, seed, deals)
+            engine_state = adapter.encode_state(state)
+        tokens = [new_token() for _ in range(adapter.seat_count(state))]
+        now = self._now_ms()
+        meta = GameMeta(
+            kind=adapter.kind,
+            players=tuple(request.players),
+            token_hashes=tuple(hash_token(t) for t in tokens),
+            created_ms=now,
+        )
+        header = _Header(now, 0, None, None, engine_state)
+        for _ in range(3):
+            game_id = new_game_id()
+            try:
+                with _store_failures(game_id):
+                    await self._store.create(
+                        game_id,
+                        _wrap_state(len(blobs), engine_state),
+                        meta.encode(),
+                        [header.encode(), *blobs],
+                    )
+                break
+            except GameExists:  # 128 random bits colliding: draw another id
+                continue
+        else:
+            raise ApiError("UNAVAILABLE", "could not allocate a game id; retry")
+        annotate(game=game_id)
+        game = _Game(game_id, 0, state, len(blobs), meta, adapter)
+        self._cache.put(game)
+        return service_pb2.CreateGameResponse(
+            game=game_id,
+            player_tokens=tokens,
+            view=adapter.view(state, None, game.info, game.api_version),
+        )
+
+    # -- get -----------------------------------------------------------------------------------
+
+    async def get(
+        self, request: service_pb2.GetGameRequest, caller: Caller
+    ) -> service_pb2.GetGameResponse:
+        """``GetGame``: a fresh read, as a seat or a spectator."""
+        game = await self._load(_game_id(request.game))
+        seat = self._seat(caller, game.meta, required=False)
+        return service_pb2.GetGameResponse(
+            view=game.adapter.view(game.state, seat, game.info, game.api_version)
+        )
+
+    # -- submit --------------------------------------------------------------------------------
+
+    async def submit(
+        self, request: service_pb2.SubmitMoveRequest, caller: Caller
+    ) -> service_pb2.SubmitMoveResponse:
+        """``SubmitMove``: see the module docstring for the round trips."""
+        game_id = _game_id(request.game)
+        try:
+            return await self._submit(game_id, request, caller)
+        except ApiError as error:
+            if error.reason == "UNKNOWN_GAME":
+                self._cache.drop(game_id)  # it expired: forget what this process knew of it
+            raise
+
+    async def _submit(
+        self, game_id: str, request: service_pb2.SubmitMoveRequest, caller: Caller
+    ) -> service_pb2.SubmitMoveResponse:
+        if not request.HasField("move"):
+            raise ApiError("INVALID_ARGUMENT", "the request needs a move")
+        move = move_from_proto(request.move)
+        request_id = request.request_id or None
+        if request_id is not None and len(request_id) > MAX_REQUEST_ID_LENGTH:
+            raise ApiError(
+                "INVALID_ARGUMENT", f"a request id has 1 to {MAX_REQUEST_ID_LENGTH} characters"
+            )
+        if not caller.token:
+            raise ApiError("MISSING_TOKEN", "submitting a move needs a player token")
+
+        game = self._cache.get(game_id)
+        # Whether `game` is known current (just read from the store), and whether the store has
+        # also said that the request id was never answered.
+        fresh = duplicates_checked = False
+        if game is None:
+            game = await self._load(game_id)
+            fresh = True
+        seat = self._seat(caller, game.meta, required=True)
+        assert seat is not None
+        seats = game.adapter.seat_count(game.state)
+        if request.HasField("seat") and request.seat != seat:
+            if request.seat >= seats:
+                raise ApiError("UNKNOWN_SEAT", f"the game has seats 0 to {seats - 1}")
+            raise ApiError("PERMISSION_DENIED", "the player token is not that seat's")
+        # Request ids are per seat: another seat's id never answers for this one.
+        store_request_id = None if request_id is None else f"{seat}:{request_id}"
+
+        for _ in range(MAX_ATTEMPTS):
+            refusal: ApiError | None = None
+            answer: service_pb2.SubmitMoveResponse | None = None
+            new_state: Any = None
+            blobs: list[bytes] = []
+            if request.HasField("expected_version") and (
+                request.expected_version != game.api_version
+            ):
+                refusal = ApiError(
+                    "STALE_VERSION",
+                    f"the game is at version {game.api_version}, not {request.expected_version}",
+                    {"current_version": str(game.api_version)},
+                )
+            else:
+                try:
+                    with engine_refusals():
+                        new_state, blobs = game.adapter.apply(game.state, seat, move)
+                except ApiError as error:
+                    refusal = error
+            if refusal is not None:
+                if fresh and (store_request_id is None or duplicates_checked):
+                    raise refusal
+                # Ask the store whether this is a retry, and for the current state: a commit
+                # expecting version -1 never applies.
+                with _store_failures(game_id):
+                    result = await self._store.commit(game_id, -1, b"", (), store_request_id, b"")
+            else:
+                now = self._now_ms()
+                header = _Header(now, game.event_count, seat, move)
+                entry = [header.encode(), *blobs]
+                after = _Game(
+                    game_id,
+                    game.version + 1,
+                    new_state,
+                    game.event_count + len(blobs),
+                    game.meta,
+                    game.adapter,
+                )
+                answer = service_pb2.SubmitMoveResponse(
+                    events=self._events(after, new_state, after.version, entry, seat),
+                    view=game.adapter.view(new_state, seat, game.info, after.api_version),
+                    version=after.api_version,
+                )
+                with _store_failures(game_id):
+                    result = await self._store.commit(
+                        game_id,
+                        game.version,
+                        _wrap_state(after.event_count, game.adapter.encode_state(new_state)),
+                        entry,
+                        store_request_id,
+                        answer.SerializeToString(),
+                    )
+            match result:
+                case Committed():
+                    assert answer is not None
+                    self._cache.put(after)
+                    return answer
+                case Duplicate(answer=stored):
+                    return service_pb2.SubmitMoveResponse.FromString(stored)
+                case Conflict(version=version, state=state):
+                    if refusal is not None and version == game.version:
+                        raise refusal
+                    game = self._decode(game_id, version, state, game.meta)
+                    self._cache.put(game)
+                    fresh = duplicates_checked = True
+        raise ApiError("UNAVAILABLE", "the game changed too often to take the move; retry")
+
+    # -- watch ---------------------------------------------------------------------------------
+
+    async def watch(
+        self, request: service_pb2.WatchGameRequest, caller: Caller
+    ) -> AsyncIterator[service_pb2.WatchGameResponse]:
+        """``WatchGame``: the current view (or the versions after ``from_version``), then every
+        new version, until the game ends or the caller goes away."""
+        game_id = _game_id(request.game)
+        game = await self._load(game_id)
+        seat = self._seat(caller, game.meta, required=False)
+        adapter = game.adapter
+        state: Any
+        if request.HasField("from_version"):
+            if request.from_version > game.api_version:
+                raise ApiError(
+                    "INVALID_ARGUMENT",
+                    f"from_version {request.from_version} is ahead of the game "
+                    f"(version {game.api_version})",
+                )
+            # Replay the log from the creation, silently up to the resume point.
+            state, after, first_shown = None, -1, request.from_version
+        else:
+            yield service_pb2.WatchGameResponse(
+                view=adapter.view(game.state, seat, game.info, game.api_version),
+                version=game.api_version,
+            )
+            if adapter.is_over(game.state):
+                return
+            state, after, first_shown = game.state, game.version, game.version + 1
+        with _store_failures(game_id):
+            entries = self._store.watch(game_id, after)
+            try:
+                async for entry in entries:
+                    header = _Header.decode(entry.events[0])
+                    with engine_refusals():
+                        if header.move is None or header.seat is None:
+                            state = adapter.decode_state(header.initial_state)
+                        else:
+                            state, _ = adapter.apply(state, header.seat, header.move)
+                    if entry.version >= first_shown:
+                        yield service_pb2.WatchGameResponse(
+                            events=self._events(game, state, entry.version, entry.events, seat),
+                            view=adapter.view(state, seat, game.info, entry.version + 1),
+                            version=entry.version + 1,
+                        )
+                    if adapter.is_over(state):
+                        return
+            finally:
+                # Stop the store's watcher now rather than when it is garbage collected.
+                close = getattr(entries, "aclose", None)
+                if close is not None:
+                    await close()
+
+    # -- log -----------------------------------------------------------------------------------
+
+    async def log(
+        self, request: service_pb2.GetGameLogRequest, caller: Caller
+    ) -> service_pb2.GetGameLogResponse:
+        """``GetGameLog``: every event as the caller may see it; the seed and the deals too once
+        the game is over."""
+        game_id = _game_id(request.game)
+        game = await self._load(game_id)
+        seat = self._seat(caller, game.meta, required=False)
+        response = service_pb2.GetGameLogResponse()
+        all_blobs: list[bytes] = []
+        after = -1
+        while after < game.version:
+            with _store_failures(game_id):
+                page = await self._store.events(game_id, after, _LOG_PAGE)
+            if not page:
+                break
+            for entry in page:
+                if entry.version > game.version:
+                    break  # moved on since the load: stay consistent with the state read
+                response.events.extend(
+                    self._events(game, game.state, entry.version, entry.events, seat)
+                )
+                all_blobs.extend(entry.events[1:])
+                after = entry.version
+        if game.adapter.is_over(game.state):
+            response.seed = game.adapter.seed(game.state)
+            response.deals.extend(game.adapter.deal_records(game.state, all_blobs))
+        return response
+
+    async def count_games(self) -> int:
+        """How many games the store holds (for the active games gauge)."""
+        with _store_failures():
+            return await self._store.count_games()

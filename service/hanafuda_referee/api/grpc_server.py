@@ -1,0 +1,207 @@
+"""The gRPC transport: ``hanafuda.v1.RefereeService`` on a ``grpc.aio`` server.
+
+Every RPC is delegated by name to the :class:`~.referee.Referee` method of the same name (the
+handlers are built from the service descriptor, so a new RPC needs no code here). Requests carry
+the player token in the metadata ``authorization: Bearer <token>``, the API key in ``x-api-key``
+and an optional ``x-request-id`` for the logs.
+
+Errors are rich: the status carries a ``google.rpc.Status`` (in the ``grpc-status-details-bin``
+trailer) whose details hold one ``google.rpc.ErrorInfo`` with the reason, the service's domain
+and the error's metadata; clients read it with ``grpc_status.rpc_status.from_call``. Unexpected
+failures become ``INTERNAL`` with a fixed message, so no internal detail reaches a client.
+
+The server also serves the standard health service (``grpc.health.v1.Health``; the referee's
+service name and the overall status ``""``) and server reflection.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
+from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
+from grpc_status import rpc_status  # type: ignore[import-untyped]
+from hanafuda.v1 import service_pb2
+
+from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.errors import DOMAIN, ApiError
+from hanafuda_referee.api.observability import observe
+from hanafuda_referee.api.referee import Referee
+
+__all__ = [
+    "SERVICE_NAME",
+    "GrpcServer",
+    "caller_from_metadata",
+    "error_status",
+]
+
+#: The full name of the referee's gRPC service.
+SERVICE_NAME = "hanafuda.v1.RefereeService"
+_SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+#: Responses can be much larger than requests (a finished game's log holds every deal).
+_MAX_SEND_BYTES = 64 * 1024 * 1024
+
+
+def error_status(error: ApiError) -> status_pb2.Status:
+    """The ``google.rpc.Status`` of a refusal: code, message and one ``ErrorInfo``."""
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return status_pb2.Status(code=error.grpc_code.value[0], message=error.message, details=[detail])
+
+
+def _internal_status() -> status_pb2.Status:
+    return status_pb2.Status(code=code_pb2.INTERNAL, message="internal error")
+
+
+def caller_from_metadata(metadata: Any, transport: str = "grpc") -> Caller:
+    """The :class:`Caller` of a request's invocation metadata (pairs of key and value)."""
+    token: str | None = None
+    api_key: str | None = None
+    request_id = ""
+    for key, value in metadata or ():
+        if isinstance(value, bytes):
+            continue  # binary headers carry none of these
+        if key == "authorization":
+            scheme, _, credentials = value.partition(" ")
+            # Anything but a bearer token is kept whole: it then fails as a bad token instead
+            # of silently making the caller a spectator.
+            token = credentials.strip() if scheme.lower() == "bearer" else value
+        elif key == "x-api-key":
+            api_key = value
+        elif key == "x-request-id":
+            request_id = value[:128]
+    return Caller(
+        token=token,
+        api_key=api_key,
+        request_id=request_id or uuid.uuid4().hex,
+        transport=transport,
+    )
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2.Status) -> None:
+    await context.abort_with_status(rpc_status.to_status(status))
+
+
+def _unary_handler(
+    name: str, method: Callable[[Message, Caller], Awaitable[Message]]
+) -> Callable[[Message, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]:
+    async def handle(request: Message, context: grpc.aio.ServicerContext[Any, Any]) -> Message:
+        caller = caller_from_metadata(context.invocation_metadata())
+        try:
+            async with observe(name, caller):
+                return await method(request, caller)
+        except ApiError as error:
+            await _abort(context, error_status(error))
+        except Exception:  # logged by observe(); the client learns nothing more
+            await _abort(context, _internal_status())
+        raise AssertionError("abort_with_status returns only by raising")
+
+    return handle
+
+
+def _stream_handler(
+    name: str, method: Callable[[Message, Caller], AsyncIterator[Message]]
+) -> Callable[[Message, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Message]]:
+    async def handle(
+        request: Message, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Message]:
+        caller = caller_from_metadata(context.invocation_metadata())
+        try:
+            async with observe(name, caller):
+                async for item in method(request, caller):
+                    yield item
+        except ApiError as error:
+            await _abort(context, error_status(error))
+        except Exception:
+            await _abort(context, _internal_status())
+
+    return handle
+
+
+def referee_handler(referee: Referee) -> grpc.GenericRpcHandler:
+    """The generic handler of ``RefereeService``: each RPC calls the referee's method of the
+    same name, with the request and response types of the service descriptor."""
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+    for rpc in _SERVICE.methods:
+        request_type: type[Message] = getattr(service_pb2, rpc.input_type.name)
+        response_type: type[Message] = getattr(service_pb2, rpc.output_type.name)
+        method = getattr(referee, rpc.name)
+        if rpc.server_streaming:
+            handlers[rpc.name] = grpc.unary_stream_rpc_method_handler(
+                _stream_handler(rpc.name, method),
+                request_deserializer=request_type.FromString,
+                response_serializer=response_type.SerializeToString,
+            )
+        else:
+            handlers[rpc.name] = grpc.unary_unary_rpc_method_handler(
+                _unary_handler(rpc.name, method),
+                request_deserializer=request_type.FromString,
+                response_serializer=response_type.SerializeToString,
+            )
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+
+class GrpcServer:
+    """The gRPC server of a referee: RefereeService, health and reflection on one port.
+
+    ``port`` 0 picks a free port (see :attr:`port` after :meth:`start`).
+    """
+
+    def __init__(
+        self,
+        referee: Referee,
+        *,
+        host: str = "0.0.0.0",
+        port: int = 50051,
+        max_request_bytes: int = 1024 * 1024,
+    ) -> None:
+        self._referee = referee
+        self._address = f"{host}:{port}"
+        self._server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", max_request_bytes),
+                ("grpc.max_send_message_length", _MAX_SEND_BYTES),
+                # Tell idle clients that the server is alive, and drop dead connections.
+                ("grpc.keepalive_time_ms", 60_000),
+                ("grpc.keepalive_timeout_ms", 20_000),
+            ]
+        )
+        self._server.add_generic_rpc_handlers((referee_handler(referee),))
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
+        reflection.enable_server_reflection(
+            (
+                SERVICE_NAME,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            self._server,
+        )
+        self.port = 0
+
+    async def start(self) -> int:
+        """Bind and start serving; returns the bound port."""
+        self.port = self._server.add_insecure_port(self._address)
+        if self.port == 0:
+            raise OSError(f"cannot bind the gRPC server to {self._address}")
+        await self._server.start()
+        for service in ("", SERVICE_NAME):
+            await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        return self.port
+
+    async def stop(self, grace: float) -> None:
+        """Stop gracefully: report NOT_SERVING, refuse new calls, give calls in flight up to
+        ``grace`` seconds to finish, then cancel what is left."""
+        await self.health.enter_graceful_shutdown()
+        await self._server.stop(grace)
+
+    async def wait(self) -> None:
+        """Return once the server has stopped."""
+        await self._server.wait_for_termination()

@@ -1,0 +1,193 @@
+"""The referee: every RPC of ``hanafuda.v1.RefereeService`` as an async method, any transport.
+
+Each method is named exactly like its RPC and has the shape
+``async def Method(self, request: <Request>, caller: Caller) -> <Response>`` (``WatchGame`` is an
+async generator of ``WatchGameResponse``), so a transport can call any of them generically by
+name (``getattr(referee, rpc_name)``). Refusals are :class:`~.errors.ApiError` with a reason of
+the contract's ``Reason`` enum; a transport maps them to its status with
+:data:`~.errors.STATUS`.
+
+Every call is observed (one canonical log line, request metrics, see :mod:`.observability`): a
+transport that opens :func:`~.observability.observe` itself (to include its own decoding in the
+latency) gets the line from there; otherwise the method opens one.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+from hanafuda.v1 import service_pb2
+
+from hanafuda_referee.api import stateless
+from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.games import HostedGames
+from hanafuda_referee.api.observability import current, observe
+from hanafuda_referee.store import GameStore
+
+__all__ = ["RPC_NAMES", "Referee"]
+
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
+
+#: The RPCs of ``hanafuda.v1.RefereeService``, in the contract's order.
+RPC_NAMES: tuple[str, ...] = tuple(
+    method.name for method in service_pb2.DESCRIPTOR.services_by_name["RefereeService"].methods
+)
+
+
+def _observed(
+    method: Callable[[Referee, _Req, Caller], Awaitable[_Resp]],
+) -> Callable[[Referee, _Req, Caller], Awaitable[_Resp]]:
+    """Wrap a unary method in :func:`observe` unless the transport already opened one."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Referee, request: _Req, caller: Caller) -> _Resp:
+        if current() is not None:
+            return await method(self, request, caller)
+        async with observe(method.__name__, caller):
+            return await method(self, request, caller)
+
+    return wrapper
+
+
+def _observed_stream(
+    method: Callable[[Referee, _Req, Caller], AsyncIterator[_Resp]],
+) -> Callable[[Referee, _Req, Caller], AsyncIterator[_Resp]]:
+    """As :func:`_observed`, for a server-streaming method (the line is written at its end)."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Referee, request: _Req, caller: Caller) -> AsyncIterator[_Resp]:
+        if current() is not None:
+            async for item in method(self, request, caller):
+                yield item
+            return
+        async with observe(method.__name__, caller):
+            async for item in method(self, request, caller):
+                yield item
+
+    return wrapper
+
+
+class Referee:
+    """The application layer of the service: stateless rules methods and hosted games.
+
+    ``store``: where hosted games live. ``allow_testing``: accept seeds and prepared deals in
+    ``CreateGame``. ``api_key``: when set, ``CreateGame`` needs it (``x-api-key``).
+    """
+
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        allow_testing: bool = False,
+        api_key: str | None = None,
+        cache_size: int = 4096,
+    ) -> None:
+        self.games = HostedGames(
+            store, allow_testing=allow_testing, api_key=api_key, cache_size=cache_size
+        )
+
+    @property
+    def store(self) -> GameStore:
+        """The game store (for readiness checks and shutdown)."""
+        return self.games.store
+
+    async def ready(self) -> bool:
+        """Whether the service can serve hosted games now (the store answers); for readiness
+        probes."""
+        try:
+            await self.games.store.ping()
+        except Exception:
+            return False
+        return True
+
+    # -- stateless rules methods -----------------------------------------------------------------
+
+    @_observed
+    async def ListPresets(  # noqa: N802 - named like the RPC
+        self, request: service_pb2.ListPresetsRequest, caller: Caller
+    ) -> service_pb2.ListPresetsResponse:
+        """Lists the rule presets with every option resolved."""
+        return stateless.list_presets(request)
+
+    @_observed
+    async def ScoreKoiKoi(  # noqa: N802
+        self, request: service_pb2.ScoreKoiKoiRequest, caller: Caller
+    ) -> service_pb2.ScoreKoiKoiResponse:
+        """Scores captured Koi-Koi cards under a rule set, a month and a round context."""
+        return stateless.score_koikoi(request)
+
+    @_observed
+    async def ClassifyKoiKoiHand(  # noqa: N802
+        self, request: service_pb2.ClassifyKoiKoiHandRequest, caller: Caller
+    ) -> service_pb2.ClassifyKoiKoiHandResponse:
+        """Classifies a Koi-Koi starting hand (teshi, kuttsuki)."""
+        return stateless.classify_koikoi_hand(request)
+
+    @_observed
+    async def ClassifyHachiHachiHand(  # noqa: N802
+        self, request: service_pb2.ClassifyHachiHachiHandRequest, caller: Caller
+    ) -> service_pb2.ClassifyHachiHachiHandResponse:
+        """Classifies a 7-card Hachi-Hachi hand: its highest teyaku."""
+        return stateless.classify_hachihachi_hand(request)
+
+    @_observed
+    async def ScoreHachiHachiCaptures(  # noqa: N802
+        self, request: service_pb2.ScoreHachiHachiCapturesRequest, caller: Caller
+    ) -> service_pb2.ScoreHachiHachiCapturesResponse:
+        """Scores one player's Hachi-Hachi captures."""
+        return stateless.score_hachihachi_captures(request)
+
+    @_observed
+    async def SettleHachiHachiRound(  # noqa: N802
+        self, request: service_pb2.SettleHachiHachiRoundRequest, caller: Caller
+    ) -> service_pb2.SettleHachiHachiRoundResponse:
+        """Settles the end of a Hachi-Hachi round from the card counts."""
+        return stateless.settle_hachihachi_round(request)
+
+    @_observed
+    async def ListCaptures(  # noqa: N802
+        self, request: service_pb2.ListCapturesRequest, caller: Caller
+    ) -> service_pb2.ListCapturesResponse:
+        """Lists what a card would capture on a given field."""
+        return stateless.list_captures(request)
+
+    # -- hosted games ------------------------------------------------------------------------------
+
+    @_observed
+    async def CreateGame(  # noqa: N802
+        self, request: service_pb2.CreateGameRequest, caller: Caller
+    ) -> service_pb2.CreateGameResponse:
+        """Creates a hosted game; returns its id and one secret token per seat."""
+        return await self.games.create(request, caller)
+
+    @_observed
+    async def GetGame(  # noqa: N802
+        self, request: service_pb2.GetGameRequest, caller: Caller
+    ) -> service_pb2.GetGameResponse:
+        """Reads a game as the token's seat, or as a spectator without a token."""
+        return await self.games.get(request, caller)
+
+    @_observed
+    async def SubmitMove(  # noqa: N802
+        self, request: service_pb2.SubmitMoveRequest, caller: Caller
+    ) -> service_pb2.SubmitMoveResponse:
+        """Submits a move as the token's seat."""
+        return await self.games.submit(request, caller)
+
+    @_observed_stream
+    async def WatchGame(  # noqa: N802
+        self, request: service_pb2.WatchGameRequest, caller: Caller
+    ) -> AsyncIterator[service_pb2.WatchGameResponse]:
+        """Follows a game live (resumable from a version)."""
+        async for item in self.games.watch(request, caller):
+            yield item
+
+    @_observed
+    async def GetGameLog(  # noqa: N802
+        self, request: service_pb2.GetGameLogRequest, caller: Caller
+    ) -> service_pb2.GetGameLogResponse:
+        """Returns the game's log as the caller may see it (deals and seed once over)."""
+        return await self.games.log(request, caller)

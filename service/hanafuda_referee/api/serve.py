@@ -1,0 +1,143 @@
+"""Running the service: the gRPC server and the HTTP app, in one process and one event loop.
+
+Both transports share one :class:`~.referee.Referee` (so one store connection pool and one game
+cache). The HTTP app comes from ``hanafuda_referee.api.http_app:create_app(referee, config)``
+when that module exists; without it the service serves gRPC alone and says so in the log.
+
+Shutdown (SIGTERM, SIGINT, or the ``stop`` event): the health service turns NOT_SERVING, both
+servers stop accepting, calls in flight get ``shutdown_grace`` seconds to finish, then the store
+is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import signal
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import uvicorn
+
+from hanafuda_referee.api import metrics
+from hanafuda_referee.api.grpc_server import GrpcServer
+from hanafuda_referee.api.observability import logger
+from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.config import Config
+from hanafuda_referee.store import StoreError, open_store
+
+__all__ = ["serve"]
+
+_HTTP_MODULE = "hanafuda_referee.api.http_app"
+#: Seconds between two samples of the active games gauge (a SCAN on Redis: keep it rare).
+_GAUGE_PERIOD = 30.0
+
+
+class _EmbeddedUvicorn(uvicorn.Server):
+    """A uvicorn server that leaves signals to its host: this process handles them once, for
+    both transports."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _http_factory() -> Callable[[Referee, Config], Any] | None:
+    """``create_app`` of the HTTP module, or None when the module does not exist."""
+    try:
+        module = importlib.import_module(_HTTP_MODULE)
+    except ModuleNotFoundError as error:
+        if error.name != _HTTP_MODULE:
+            raise  # the module exists but needs something missing: a real failure
+        return None
+    factory: Callable[[Referee, Config], Any] = module.create_app
+    return factory
+
+
+async def _sample_active_games(referee: Referee) -> None:
+    while True:
+        try:
+            metrics.ACTIVE_GAMES.set(await referee.games.count_games())
+        except Exception:  # a gauge must never take the service down
+            logger.warning("active games gauge: store did not answer")
+        await asyncio.sleep(_GAUGE_PERIOD)
+
+
+async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
+    """Serve until SIGTERM/SIGINT (or until ``stop`` is set), then shut down gracefully."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+
+    store = open_store(config.redis_url, config.store_settings())
+    try:
+        await store.ping()
+    except StoreError:
+        # Start anyway: requests answer UNAVAILABLE until the store is back.
+        logger.warning("game store unavailable at start-up")
+    referee = Referee(
+        store,
+        allow_testing=config.allow_testing,
+        api_key=config.api_key,
+        cache_size=config.game_cache_size,
+    )
+    grpc_server = GrpcServer(
+        referee,
+        host=config.host,
+        port=config.grpc_port,
+        max_request_bytes=config.max_request_bytes,
+    )
+    port = await grpc_server.start()
+    logger.info(
+        "grpc listening",
+        host=config.host,
+        port=port,
+        store="redis" if config.redis_url else "memory",
+        testing_features=config.allow_testing,
+    )
+
+    http: _EmbeddedUvicorn | None = None
+    http_task: asyncio.Task[None] | None = None
+    factory = _http_factory()
+    if factory is None:
+        logger.info("http transport not available: serving gRPC only", module=_HTTP_MODULE)
+    else:
+        app = factory(referee, config)
+        http = _EmbeddedUvicorn(
+            uvicorn.Config(
+                app,
+                host=config.host,
+                port=config.http_port,
+                log_config=None,
+                access_log=False,
+                timeout_graceful_shutdown=int(config.shutdown_grace) or None,
+            )
+        )
+        http_task = asyncio.create_task(http.serve(), name="http")
+        # If the HTTP server dies (port taken...), stop the whole service rather than limp.
+        http_task.add_done_callback(lambda _: stop.set())
+        logger.info("http listening", host=config.host, port=config.http_port)
+    gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
+
+    try:
+        await stop.wait()
+    finally:
+        logger.info("shutting down", grace_s=config.shutdown_grace)
+        if http is not None:
+            http.should_exit = True
+        await grpc_server.stop(config.shutdown_grace)
+        if http_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(http_task, config.shutdown_grace + 5)
+        gauge.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await gauge
+        await store.close()
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        logger.info("stopped")

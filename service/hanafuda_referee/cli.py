@@ -1,0 +1,62 @@
+"""The ``hanafuda-referee`` command.
+
+``hanafuda-referee`` (or ``hanafuda-referee serve``) runs the service: gRPC, and HTTP when its
+transport is installed, configured by flags and environment variables (see
+:mod:`hanafuda_referee.config`). ``hanafuda-referee demo`` plays a whole Koi-Koi game between two
+random players and prints every ruling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+from hanafuda_referee.config import Config, add_arguments
+from hanafuda_referee.koikoi.rules import PRESETS
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hanafuda-referee", description="Hanafuda Referee: Koi-Koi and Hachi-Hachi rules."
+    )
+    sub = parser.add_subparsers(dest="command")
+    serve = sub.add_parser("serve", help="run the service (the default command)")
+    add_arguments(serve)
+    demo = sub.add_parser("demo", help="two random players play a whole Koi-Koi game")
+    demo.add_argument("--preset", default="fudawiki", choices=sorted(PRESETS))
+    demo.add_argument("--seed", type=int, default=2026)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: the process's); returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    # No command, or only settings flags: serve.
+    if not args or (args[0].startswith("-") and args[0] not in ("-h", "--help")):
+        args.insert(0, "serve")
+    parser = _parser()
+    parsed = parser.parse_args(args)
+    if parsed.command == "demo":
+        from hanafuda_referee.demo import play_demo
+
+        play_demo(parsed.preset, parsed.seed)
+        return 0
+    try:
+        config = Config.load(parsed, os.environ)
+    except ValueError as error:
+        parser.error(str(error))
+    from hanafuda_referee.api.observability import configure_logging
+    from hanafuda_referee.api.serve import serve
+
+    configure_logging(config.log_format, config.log_level)
+    asyncio.run(serve(config))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

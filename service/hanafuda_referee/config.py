@@ -1,0 +1,185 @@
+"""The service's settings: one frozen value, from command-line flags, environment variables and
+defaults, in that order of precedence.
+
+| setting | flag | environment | default |
+|---|---|---|---|
+| host | ``--host`` | ``HANAFUDA_HOST`` | ``0.0.0.0`` |
+| gRPC port | ``--grpc-port`` | ``HANAFUDA_GRPC_PORT`` | 50051 |
+| HTTP port | ``--http-port`` | ``HANAFUDA_HTTP_PORT`` | 8080 |
+| Redis URL | ``--redis-url`` | ``REDIS_URL`` | unset: in-process store |
+| key prefix | ``--key-prefix`` | ``HANAFUDA_KEY_PREFIX`` | ``hanafuda:`` |
+| idle game TTL (s) | ``--game-ttl`` | ``HANAFUDA_GAME_TTL`` | 86400 |
+| idempotency answer TTL (s) | ``--answer-ttl`` | ``HANAFUDA_ANSWER_TTL`` | 600 |
+| max request bytes | ``--max-request-bytes`` | ``HANAFUDA_MAX_REQUEST_BYTES`` | 1048576 |
+| API key | ``--api-key`` | ``HANAFUDA_API_KEY`` | unset: not required |
+| CORS origins | ``--cors-origin`` (repeat) | ``HANAFUDA_CORS_ORIGINS`` (comma-separated) | none |
+| log format | ``--log-format`` | ``HANAFUDA_LOG_FORMAT`` | ``json`` (or ``console``) |
+| log level | ``--log-level`` | ``HANAFUDA_LOG_LEVEL`` | ``INFO`` |
+| testing features | ``--allow-testing-features`` | ``HANAFUDA_ALLOW_TESTING`` | off |
+| shutdown grace (s) | ``--shutdown-grace`` | ``HANAFUDA_SHUTDOWN_GRACE`` | 10 |
+| game cache size | ``--game-cache-size`` | ``HANAFUDA_GAME_CACHE_SIZE`` | 4096 |
+
+Prefer the environment for the API key and a Redis URL with a password: command lines are
+visible to every user of the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hanafuda_referee.store import StoreSettings
+
+__all__ = ["Config", "add_arguments", "parse"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+_LOG_FORMATS = ("json", "console")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every setting of the service (see the module docstring for flags and variables)."""
+
+    host: str = "0.0.0.0"
+    grpc_port: int = 50051
+    http_port: int = 8080
+    redis_url: str | None = None
+    key_prefix: str = "hanafuda:"
+    game_ttl: float = 24 * 3600.0
+    answer_ttl: float = 600.0
+    max_request_bytes: int = 1024 * 1024
+    api_key: str | None = None
+    cors_origins: tuple[str, ...] = ()
+    log_format: str = "json"
+    log_level: str = "INFO"
+    allow_testing: bool = False
+    shutdown_grace: float = 10.0
+    game_cache_size: int = 4096
+
+    def __post_init__(self) -> None:
+        for name in ("grpc_port", "http_port"):
+            port = getattr(self, name)
+            if not 0 <= port < 65536:
+                raise ValueError(f"{name} must be 0 to 65535, not {port}")
+        if self.log_format not in _LOG_FORMATS:
+            raise ValueError(f"log format must be json or console, not {self.log_format!r}")
+        if self.max_request_bytes < 1024:
+            raise ValueError("max request bytes must be at least 1024")
+        if self.shutdown_grace < 0 or self.game_cache_size < 0:
+            raise ValueError("shutdown grace and game cache size must not be negative")
+        # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
+        self.store_settings()
+
+    def store_settings(self) -> StoreSettings:
+        """The store's settings under this configuration."""
+        return StoreSettings(
+            key_prefix=self.key_prefix, idle_ttl=self.game_ttl, answer_ttl=self.answer_ttl
+        )
+
+    def __repr__(self) -> str:
+        # Never print the API key or a Redis password in logs or tracebacks.
+        shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if shown["api_key"]:
+            shown["api_key"] = "<set>"
+        if shown["redis_url"]:
+            shown["redis_url"] = "<set>"
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+    @classmethod
+    def load(
+        cls, args: argparse.Namespace | None = None, env: Mapping[str, str] | None = None
+    ) -> Config:
+        """The configuration from parsed flags (:func:`add_arguments`), then ``env``, then the
+        defaults. Raises ``ValueError`` naming a bad value."""
+        env = env or {}
+        values: dict[str, Any] = {}
+        for name, (variable, parse) in _SOURCES.items():
+            flag = getattr(args, name, None) if args is not None else None
+            if flag is not None:
+                # Repeated flags (argparse "append") arrive as a list.
+                values[name] = tuple(flag) if isinstance(flag, list) else flag
+            elif variable in env:
+                try:
+                    values[name] = parse(env[variable])
+                except ValueError as error:
+                    raise ValueError(f"{variable}: {error}") from None
+        return cls(**values)
+
+
+def _bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _optional(text: str) -> str | None:
+    return text or None
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    return tuple(o.strip() for o in text.split(",") if o.strip())
+
+
+#: setting -> (environment variable, parser of its text).
+_SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
+    "host": ("HANAFUDA_HOST", str),
+    "grpc_port": ("HANAFUDA_GRPC_PORT", int),
+    "http_port": ("HANAFUDA_HTTP_PORT", int),
+    "redis_url": ("REDIS_URL", _optional),
+    "key_prefix": ("HANAFUDA_KEY_PREFIX", str),
+    "game_ttl": ("HANAFUDA_GAME_TTL", float),
+    "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
+    "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
+    "api_key": ("HANAFUDA_API_KEY", _optional),
+    "cors_origins": ("HANAFUDA_CORS_ORIGINS", _origins),
+    "log_format": ("HANAFUDA_LOG_FORMAT", str),
+    "log_level": ("HANAFUDA_LOG_LEVEL", str),
+    "allow_testing": ("HANAFUDA_ALLOW_TESTING", _bool),
+    "shutdown_grace": ("HANAFUDA_SHUTDOWN_GRACE", float),
+    "game_cache_size": ("HANAFUDA_GAME_CACHE_SIZE", int),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the settings' flags to ``parser`` (each defaults to None: unset, see :meth:`load`)."""
+    add = parser.add_argument
+    add("--host", help="address to listen on (HANAFUDA_HOST; default 0.0.0.0)")
+    add("--grpc-port", type=int, help="gRPC port (HANAFUDA_GRPC_PORT; default 50051)")
+    add("--http-port", type=int, help="HTTP port (HANAFUDA_HTTP_PORT; default 8080)")
+    add("--redis-url", help="Redis URL (REDIS_URL; unset: an in-process store)")
+    add("--key-prefix", help="Redis key prefix (HANAFUDA_KEY_PREFIX; default hanafuda:)")
+    add("--game-ttl", type=float, help="seconds an idle game lives (HANAFUDA_GAME_TTL)")
+    add("--answer-ttl", type=float, help="seconds a move's answer is kept for retries")
+    add("--max-request-bytes", type=int, help="largest request accepted, in bytes")
+    add("--api-key", help="API key required to create games (prefer HANAFUDA_API_KEY)")
+    add(
+        "--cors-origin",
+        dest="cors_origins",
+        action="append",
+        help="an origin allowed by CORS on HTTP; repeat for several (HANAFUDA_CORS_ORIGINS)",
+    )
+    add("--log-format", choices=_LOG_FORMATS, help="json (default) or console")
+    add("--log-level", help="log level (default INFO)")
+    add(
+        "--allow-testing-features",
+        dest="allow_testing",
+        action="store_true",
+        default=None,
+        help="accept seeds and prepared deals at game creation (HANAFUDA_ALLOW_TESTING)",
+    )
+    add("--shutdown-grace", type=float, help="seconds in-flight calls get at shutdown")
+    add("--game-cache-size", type=int, help="games whose last state each process keeps")
+
+
+def parse(argv: Sequence[str], env: Mapping[str, str]) -> Config:
+    """The configuration of a command line of settings flags alone (for tests and tools)."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return Config.load(parser.parse_args(list(argv)), env)

@@ -1,0 +1,235 @@
+"""The gRPC transport: a real ``grpc.aio`` server on a free port, spoken to through the generated
+stub; one game end to end on Redis, rich errors, health, reflection, and the command's graceful
+shutdown in a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+import pytest_asyncio
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
+from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
+    reflection_pb2,
+    reflection_pb2_grpc,
+)
+from grpc_status import rpc_status  # type: ignore[import-untyped]
+from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+
+from hanafuda_referee.api.errors import DOMAIN
+from hanafuda_referee.api.grpc_server import SERVICE_NAME, GrpcServer
+from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.store import MemoryStore
+
+from .conftest import cards, scripted_request
+
+PLAY, STOP = moves_pb2.MOVE_KIND_PLAY, moves_pb2.MOVE_KIND_STOP
+
+
+async def _serve(referee: Referee) -> AsyncIterator[tuple[GrpcServer, grpc.aio.Channel]]:
+    server = GrpcServer(referee, host="127.0.0.1", port=0, max_request_bytes=64 * 1024)
+    port = await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        yield server, channel
+    finally:
+        await channel.close()
+        await server.stop(0)
+
+
+@pytest_asyncio.fixture
+async def redis_channel(redis_referee: Referee) -> AsyncIterator[grpc.aio.Channel]:
+    """A channel to a server whose games live in Redis."""
+    async for _, channel in _serve(redis_referee):
+        yield channel
+
+
+@pytest_asyncio.fixture
+async def channel() -> AsyncIterator[grpc.aio.Channel]:
+    """A channel to a server on the in-memory store."""
+    async for _, channel in _serve(Referee(MemoryStore(), allow_testing=True)):
+        yield channel
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def play(card: int) -> moves_pb2.Move:
+    return moves_pb2.Move(kind=PLAY, card=cards([card])[0])
+
+
+async def test_a_game_on_redis_end_to_end(redis_channel: grpc.aio.Channel) -> None:
+    stub = service_pb2_grpc.RefereeServiceStub(redis_channel)
+    created = await stub.CreateGame(scripted_request())
+    game, (t0, t1) = created.game, created.player_tokens
+    watch = stub.WatchGame(service_pb2.WatchGameRequest(game=game))
+    first = await watch.read()
+    assert isinstance(first, service_pb2.WatchGameResponse)
+    assert first.version == 1 and not first.view.hand
+
+    for token, card in ((t0, 1), (t1, 37), (t0, 9), (t1, 45), (t0, 29)):
+        answer = await stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(game=game, move=play(card)), metadata=bearer(token)
+        )
+    assert answer.view.waiting.kind == game_pb2.WAITING_FOR_KOIKOI_DECISION
+    last = await stub.SubmitMove(
+        service_pb2.SubmitMoveRequest(
+            game=game, move=moves_pb2.Move(kind=STOP), request_id="stop-1"
+        ),
+        metadata=bearer(t0),
+    )
+    assert last.view.status == game_pb2.GAME_STATUS_OVER
+    assert [s.score for s in last.view.seats] == [5, 0]
+    retry = await stub.SubmitMove(
+        service_pb2.SubmitMoveRequest(
+            game=game, move=moves_pb2.Move(kind=STOP), request_id="stop-1"
+        ),
+        metadata=bearer(t0),
+    )
+    assert retry == last
+
+    items: list[service_pb2.WatchGameResponse] = []
+    while isinstance(item := await watch.read(), service_pb2.WatchGameResponse):
+        items.append(item)
+    assert [i.version for i in items] == list(range(2, 8))
+    assert items[-1].view.status == game_pb2.GAME_STATUS_OVER
+
+    seat_view = await stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(t1))
+    assert seat_view.view.viewer_seat == 1
+    log = await stub.GetGameLog(service_pb2.GetGameLogRequest(game=game))
+    assert len(log.deals) == 1 and log.HasField("seed")
+
+
+async def test_errors_carry_the_reason_in_error_info(channel: grpc.aio.Channel) -> None:
+    stub = service_pb2_grpc.RefereeServiceStub(channel)
+    created = await stub.CreateGame(scripted_request())
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(game=created.game, move=play(1)),
+            metadata=bearer("forged"),
+        )
+    assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    status = rpc_status.from_call(info.value)
+    assert status is not None and status.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+    error_info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(error_info)
+    assert error_info.reason == "BAD_TOKEN" and error_info.domain == DOMAIN
+
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(game=created.game, move=play(1), expected_version=9),
+            metadata=bearer(created.player_tokens[0]),
+        )
+    assert info.value.code() == grpc.StatusCode.ABORTED
+    status = rpc_status.from_call(info.value)
+    status.details[0].Unpack(error_info)
+    assert error_info.reason == "STALE_VERSION"
+    assert error_info.metadata["current_version"] == "1"
+
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.GetGame(service_pb2.GetGameRequest(game="NoSuchGame123"))
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND
+
+    # A streaming call fails the same way.
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        async for _ in stub.WatchGame(service_pb2.WatchGameRequest(game="NoSuchGame123")):
+            pass
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    status = rpc_status.from_call(info.value)
+    status.details[0].Unpack(error_info)
+    assert error_info.reason == "UNKNOWN_GAME"
+
+    # Oversized requests are refused by the transport before they reach the referee.
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.GetGame(service_pb2.GetGameRequest(game="x" * 100_000))
+    assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+async def test_stateless_methods_over_grpc(channel: grpc.aio.Channel) -> None:
+    stub = service_pb2_grpc.RefereeServiceStub(channel)
+    presets = await stub.ListPresets(service_pb2.ListPresetsRequest())
+    assert presets.presets[0].name == "fudawiki" and presets.presets[0].is_default
+    score = await stub.ScoreKoiKoi(
+        service_pb2.ScoreKoiKoiRequest(captured=cards([1, 9, 29]), round_month=5)
+    )
+    assert score.score.points == 5
+
+
+async def test_health_and_reflection(channel: grpc.aio.Channel) -> None:
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", SERVICE_NAME):
+        answer = await health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+    call = reflection.ServerReflectionInfo(
+        iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+    )
+    names = set()
+    async for response in call:
+        names |= {s.name for s in response.list_services_response.service}
+    assert SERVICE_NAME in names and "grpc.health.v1.Health" in names
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_the_command_serves_and_shuts_down_gracefully() -> None:
+    grpc_port, http_port = _free_port(), _free_port()
+    env = {
+        **os.environ,
+        "HANAFUDA_HOST": "127.0.0.1",
+        "HANAFUDA_GRPC_PORT": str(grpc_port),
+        "HANAFUDA_HTTP_PORT": str(http_port),
+        "HANAFUDA_SHUTDOWN_GRACE": "2",
+    }
+    env.pop("REDIS_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hanafuda_referee.cli"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    answer = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                    break
+                except grpc.aio.AioRpcError:
+                    if time.monotonic() > deadline or process.poll() is not None:
+                        raise
+                    await asyncio.sleep(0.1)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+            stub = service_pb2_grpc.RefereeServiceStub(channel)
+            created = await stub.CreateGame(
+                service_pb2.CreateGameRequest(kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"])
+            )
+            assert created.view.version == 1
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, output.decode(errors="replace")
+    text = output.decode(errors="replace")
+    assert '"event": "request"' in text and '"method": "CreateGame"' in text
+    assert '"event": "stopped"' in text
+    # Tokens are never logged.
+    for token in created.player_tokens:
+        assert token not in text
