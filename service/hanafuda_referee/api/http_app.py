@@ -1,0 +1,492 @@
+"""The HTTP/JSON transport: a Litestar app whose routes are generated from the proto contract.
+
+Every RPC of ``hanafuda.v1.RefereeService`` is served at the verb and path of its
+``google.api.http`` option (see :mod:`hanafuda_referee.api.http_routes`), with proto3 canonical
+JSON in and out, and dispatched by name to the application object: ``await
+referee.<Method>(request, caller)``, or ``async for item in referee.<Method>(request, caller)`` for
+a server-streaming method, served as Server-Sent Events. The transport knows nothing of the
+referee beyond that convention and ``ApiError``.
+
+Besides the RPCs: ``GET /openapi.json`` (generated from the descriptors, see
+:mod:`hanafuda_referee.api.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import re
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import parse_qsl
+
+import prometheus_client
+from google.protobuf.message import Message as ProtoMessage
+from hanafuda.v1 import service_pb2
+from litestar import Litestar, Request, Response, get
+from litestar.config.cors import CORSConfig
+from litestar.enums import HttpMethod
+from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
+from litestar.handlers import HTTPRouteHandler
+from litestar.response import Stream
+from litestar.types import Message, Scope
+
+from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.http_errors import error_body, transport_error_body
+from hanafuda_referee.api.http_routes import (
+    HttpBinding,
+    bind_request,
+    message_to_json,
+    service_bindings,
+)
+from hanafuda_referee.api.openapi import build_openapi
+
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVICE_NAME", "create_app", "request_id_of"]
+
+_log = logging.getLogger(__name__)
+
+#: The service whose methods are served.
+SERVICE_NAME = "RefereeService"
+#: The largest request body accepted when the config does not say.
+DEFAULT_MAX_REQUEST_BYTES = 64 * 1024
+_DEFAULT_KEEPALIVE_SECONDS = 15.0
+# How long a stream's first item may take before the response starts anyway: an error the
+# referee raises at once (unknown game, bad token) becomes a proper HTTP status, while a resume
+# that waits for the next move does not hold the response back.
+_DEFAULT_FIRST_ITEM_SECONDS = 1.0
+
+#: The request field a stream's ``Last-Event-ID`` resumes from, and the response field whose
+#: value is each event's SSE ``id``, as the contract names them (``WatchGame``).
+RESUME_FIELD = "from_version"
+EVENT_ID_FIELD = "version"
+
+_REQUEST_ID_HEADER = "x-request-id"
+_REQUEST_ID_SCOPE_KEY = "hanafuda_referee.request_id"
+# A client's request id is echoed and logged, so only a short, plain one is taken as is.
+_REQUEST_ID_PATTERN = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+_CORS_HEADERS = ["authorization", "x-api-key", "x-request-id", "last-event-id", "content-type"]
+_JSON = "application/json"
+
+# Streams' cleanup tasks: held here so they are not garbage-collected before they finish.
+_cleanups: set[asyncio.Task[None]] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    max_request_bytes: int
+    cors_origins: tuple[str, ...]
+    keepalive_seconds: float
+    first_item_seconds: float
+
+
+def _settings(config: object | None) -> _Settings:
+    """The transport's settings from any config object (missing attributes take defaults)."""
+    origins = getattr(config, "cors_origins", None) or ()
+    return _Settings(
+        max_request_bytes=int(getattr(config, "max_request_bytes", DEFAULT_MAX_REQUEST_BYTES)),
+        cors_origins=tuple(str(origin) for origin in origins),
+        keepalive_seconds=float(
+            getattr(config, "sse_keepalive_seconds", _DEFAULT_KEEPALIVE_SECONDS)
+        ),
+        first_item_seconds=float(
+            getattr(config, "sse_first_item_seconds", _DEFAULT_FIRST_ITEM_SECONDS)
+        ),
+    )
+
+
+def create_app(referee: object, config: object | None = None) -> Litestar:
+    """The HTTP app serving ``referee``.
+
+    ``config`` is read for ``max_request_bytes`` (default 64 KiB), ``cors_origins`` (allowed
+    browser origins; none by default, which turns CORS off), ``api_key`` (only for the OpenAPI
+    document to say the server has one: the referee itself checks ``Caller.api_key`` on the
+    methods that need it), and, mostly for tests,
+    ``sse_keepalive_seconds`` (default 15) and ``sse_first_item_seconds`` (default 1).
+    """
+    settings = _settings(config)
+    service = service_pb2.DESCRIPTOR.services_by_name[SERVICE_NAME]
+    bindings = service_bindings(service)
+    handlers: list[HTTPRouteHandler] = [
+        _rpc_handler(binding, referee, settings) for binding in bindings
+    ]
+    document = build_openapi(
+        service, bindings, api_key_configured=bool(getattr(config, "api_key", None))
+    )
+    handlers.extend(_operations_handlers(referee, _dump(document)))
+    cors = (
+        CORSConfig(
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+            allow_headers=list(_CORS_HEADERS),
+            expose_headers=[_REQUEST_ID_HEADER],
+        )
+        if settings.cors_origins
+        else None
+    )
+    return Litestar(
+        route_handlers=handlers,
+        # The document is generated from the proto descriptors; Litestar's own would describe
+        # the generic handlers, not the API.
+        openapi_config=None,
+        cors_config=cors,
+        exception_handlers={Exception: _on_exception},
+        before_send=[_echo_request_id],
+        # The body limit is enforced by the RPC handlers, which answer REQUEST_TOO_LARGE (400)
+        # as the contract says, rather than Litestar's 413.
+        request_max_body_size=None,
+        debug=False,
+        # Logging belongs to the process (the service configures it once); Litestar's default
+        # would install its own root handler. The transport logs what it must by itself.
+        logging_config=None,
+    )
+
+
+def _dump(document: object) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _json_response(payload: object, status_code: int = 200) -> Response[bytes]:
+    return Response(content=_dump(payload), media_type=_JSON, status_code=status_code)
+
+
+# Request ids ---------------------------------------------------------------------------------
+
+
+def request_id_of(scope: Scope) -> str:
+    """The request's id: the client's ``x-request-id`` when it is a plain short token, else a
+    generated one; the same for the whole request (handler, logs, response header)."""
+    state = cast(MutableMapping[str, Any], scope)
+    existing = state.get(_REQUEST_ID_SCOPE_KEY)
+    if isinstance(existing, str):
+        return existing
+    request_id = ""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == _REQUEST_ID_HEADER.encode():
+            request_id = value.decode("latin-1").strip()
+            break
+    if not _REQUEST_ID_PATTERN.fullmatch(request_id):
+        request_id = uuid.uuid4().hex
+    state[_REQUEST_ID_SCOPE_KEY] = request_id
+    return request_id
+
+
+async def _echo_request_id(message: Message, scope: Scope) -> None:
+    """Adds ``x-request-id`` to every HTTP response, errors and unknown routes included (a
+    ``before_send`` hook runs for those; a route middleware would not)."""
+    if message["type"] != "http.response.start":
+        return
+    headers = list(message.get("headers", []))
+    if not any(name.lower() == _REQUEST_ID_HEADER.encode() for name, _ in headers):
+        headers.append((_REQUEST_ID_HEADER.encode(), request_id_of(scope).encode()))
+        message["headers"] = headers
+
+
+# Errors ----------------------------------------------------------------------------------------
+
+
+def _on_exception(request: Request[Any, Any, Any], error: Exception) -> Response[bytes]:
+    """Every error as an AIP-193 body: ``ApiError`` with its own status and reason, Litestar's
+    HTTP errors with their status, anything else as 500 with no detail of what went wrong."""
+    headers: dict[str, str] = {}
+    if isinstance(error, ApiError):
+        status, body = error.http_status, error_body(error)
+    elif isinstance(error, HTTPException) and error.status_code < 500:
+        status = error.status_code
+        headers = {str(k): str(v) for k, v in (error.headers or {}).items()}
+        if status == 413:
+            too_large = ApiError("REQUEST_TOO_LARGE", "the request body is too large")
+            status, body = too_large.http_status, error_body(too_large)
+        elif isinstance(error, NotFoundException):
+            body = transport_error_body(
+                404, f"no route for {request.method} {_shown_path(request)}"
+            )
+        elif isinstance(error, MethodNotAllowedException):
+            body = transport_error_body(
+                405, f"{request.method} is not allowed on {_shown_path(request)}"
+            )
+        else:
+            body = transport_error_body(status, str(error.detail))
+    elif isinstance(error, HTTPException) and error.status_code in (501, 503):
+        status, body = error.status_code, transport_error_body(error.status_code, error.detail)
+    else:
+        _log.error(
+            "unhandled error in %s %s (request %s)",
+            request.method,
+            request.url.path,
+            request_id_of(request.scope),
+            exc_info=error,
+        )
+        status, body = 500, transport_error_body(500, "internal error")
+    return Response(content=_dump(body), media_type=_JSON, status_code=status, headers=headers)
+
+
+def _shown_path(request: Request[Any, Any, Any]) -> str:
+    """The request path for an error message, cut short: it is the client's input."""
+    path = request.url.path
+    return path if len(path) <= 200 else path[:200] + "…"
+
+
+# Requests --------------------------------------------------------------------------------------
+
+
+def _caller(request: Request[Any, Any, Any]) -> Caller:
+    """Who calls: the bearer token, the API key and the request id. The transport checks only
+    their form; which method needs which credential is the referee's business."""
+    token: str | None = None
+    authorization = request.headers.get("authorization")
+    if authorization is not None:
+        scheme, _, credentials = authorization.strip().partition(" ")
+        credentials = credentials.strip()
+        if scheme.lower() != "bearer" or not credentials:
+            # Refused rather than ignored: a client that sends credentials it believes valid
+            # must not silently be served as a spectator.
+            raise ApiError("BAD_TOKEN", "the Authorization header must be 'Bearer <token>'")
+        token = credentials
+    api_key = request.headers.get("x-api-key")
+    return Caller(
+        token=token, api_key=api_key, request_id=request_id_of(request.scope), transport="http"
+    )
+
+
+async def _read_body(request: Request[Any, Any, Any], limit: int) -> bytes:
+    """The request body, refused with REQUEST_TOO_LARGE as soon as it exceeds ``limit``: from
+    the Content-Length alone when declared, else while it streams in, never buffered whole."""
+    too_large = ApiError(
+        "REQUEST_TOO_LARGE",
+        f"the request body exceeds {limit} bytes",
+        {"max_request_bytes": str(limit)},
+    )
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            length = int(declared)
+        except ValueError:
+            raise ApiError("INVALID_ARGUMENT", "Content-Length is not a number") from None
+        if length > limit:
+            raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _query(request: Request[Any, Any, Any]) -> list[tuple[str, str]]:
+    raw = request.scope.get("query_string", b"").decode("latin-1")
+    try:
+        return parse_qsl(raw, keep_blank_values=True, errors="strict", max_num_fields=256)
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError("INVALID_ARGUMENT", "the query string does not decode") from None
+
+
+def _method_of(referee: object, binding: HttpBinding) -> Callable[..., Any]:
+    call = getattr(referee, binding.method.name, None)
+    if not callable(call):
+        raise HTTPException(status_code=501, detail=f"{binding.method.name} is not implemented")
+    return cast(Callable[..., Any], call)
+
+
+def _rpc_handler(binding: HttpBinding, referee: object, settings: _Settings) -> HTTPRouteHandler:
+    """The Litestar handler of one binding: the path, verb and a generic body."""
+
+    async def bind(request: Request[Any, Any, Any]) -> tuple[ProtoMessage, Caller]:
+        caller = _caller(request)
+        body = await _read_body(request, settings.max_request_bytes) if binding.body else b""
+        message = bind_request(
+            binding, path_params=request.path_params, query=_query(request), body=body
+        )
+        return message, caller
+
+    async def unary(request: Request[Any, Any, Any]) -> Response[Any]:
+        message, caller = await bind(request)
+        result = await _method_of(referee, binding)(message, caller)
+        if not isinstance(result, binding.response_class):
+            raise TypeError(
+                f"{binding.method.name} returned {type(result).__name__}, "
+                f"not {binding.response_class.__name__}"
+            )
+        payload: object = message_to_json(result)
+        if binding.response_body:
+            field = binding.method.output_type.fields_by_name[binding.response_body]
+            payload = cast(dict[str, Any], payload).get(field.json_name)
+        return _json_response(payload)
+
+    async def stream(request: Request[Any, Any, Any]) -> Response[Any]:
+        message, caller = await bind(request)
+        _resume_from_last_event_id(request, message)
+        return await _open_stream(_method_of(referee, binding)(message, caller), settings)
+
+    handler = stream if binding.streaming else unary
+    handler.__name__ = handler.__qualname__ = f"rpc_{binding.operation_id}"
+    return HTTPRouteHandler(
+        path=binding.litestar_path,
+        http_method=HttpMethod(binding.verb),
+        status_code=200,
+        name=f"rpc:{binding.operation_id}",
+    )(handler)
+
+
+# Server-Sent Events ----------------------------------------------------------------------------
+
+
+def _resume_from_last_event_id(request: Request[Any, Any, Any], message: ProtoMessage) -> None:
+    """Maps ``Last-Event-ID`` onto the resume field. It wins over the query parameter: an
+    EventSource reconnects to the same URL (its original ``fromVersion`` included) and says in
+    this header how far it actually got."""
+    header = request.headers.get("last-event-id", "").strip()
+    if not header or RESUME_FIELD not in message.DESCRIPTOR.fields_by_name:
+        return
+    if not header.isdigit():
+        raise ApiError(
+            "INVALID_ARGUMENT", "Last-Event-ID must be a version number", {"header": header[:32]}
+        )
+    setattr(message, RESUME_FIELD, int(header))
+
+
+async def _open_stream(items: object, settings: _Settings) -> Response[Any]:
+    """The SSE response over the referee's stream, or the error its first item raised."""
+    if inspect.isawaitable(items):
+        items = await items
+    iterator = aiter(cast(AsyncIterator[ProtoMessage], items))
+    pending: asyncio.Future[ProtoMessage] = asyncio.ensure_future(anext(iterator))
+    try:
+        await asyncio.wait({pending}, timeout=settings.first_item_seconds)
+    except BaseException:
+        # Cancelled (the client left) before the response started.
+        _close_later(pending, iterator)
+        raise
+    if pending.done() and not pending.cancelled():
+        error = pending.exception()
+        if error is not None and not isinstance(error, StopAsyncIteration):
+            # Raised before any byte is sent: a plain HTTP error response.
+            _close_later(pending, iterator)
+            raise error
+    return Stream(
+        _sse(iterator, pending, settings),
+        media_type="text/event-stream",
+        status_code=200,
+        headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+    )
+
+
+async def _sse(
+    iterator: AsyncIterator[ProtoMessage],
+    pending: asyncio.Future[ProtoMessage],
+    settings: _Settings,
+) -> AsyncIterator[bytes]:
+    """SSE frames: one event per stream item, a comment when the stream is quiet, an ``end``
+    event when the referee's stream ends, an ``error`` event (then the end) when it fails.
+
+    The client going away cancels this generator (Litestar listens for the disconnect); the
+    referee's stream is then closed in a task of its own, which that cancellation cannot
+    interrupt.
+    """
+    try:
+        while True:
+            done, _ = await asyncio.wait({pending}, timeout=settings.keepalive_seconds)
+            if not done:
+                yield b": keep-alive\n\n"
+                continue
+            try:
+                item = pending.result()
+            except StopAsyncIteration:
+                yield b"event: end\ndata: {}\n\n"
+                return
+            except ApiError as error:
+                yield _sse_frame(error_body(error), event="error")
+                return
+            except Exception:
+                _log.exception("a stream failed")
+                yield _sse_frame(transport_error_body(500, "internal error"), event="error")
+                return
+            yield _sse_frame(message_to_json(item), event_id=_event_id(item))
+            pending = asyncio.ensure_future(anext(iterator))
+    finally:
+        _close_later(pending, iterator)
+
+
+def _event_id(item: ProtoMessage) -> str | None:
+    if EVENT_ID_FIELD not in item.DESCRIPTOR.fields_by_name:
+        return None
+    return str(getattr(item, EVENT_ID_FIELD))
+
+
+def _sse_frame(payload: object, *, event: str | None = None, event_id: str | None = None) -> bytes:
+    """One SSE event. Compact JSON holds no raw newline, so the data is always a single line."""
+    lines = []
+    if event is not None:
+        lines.append(f"event: {event}")
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append("data: " + json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def _close_later(pending: asyncio.Future[ProtoMessage], iterator: AsyncIterator[Any]) -> None:
+    """Cancels the pending item and closes the referee's stream, in a task of its own."""
+    if not pending.done():
+        pending.cancel()
+
+    async def close() -> None:
+        # The outcome of an abandoned item is irrelevant; only the generator's cleanup matters.
+        with contextlib.suppress(BaseException):
+            await pending
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            try:
+                await aclose()
+            except Exception:
+                _log.exception("closing a stream failed")
+
+    task = asyncio.get_running_loop().create_task(close())
+    _cleanups.add(task)
+    task.add_done_callback(_cleanups.discard)
+
+
+# Operations ------------------------------------------------------------------------------------
+
+
+def _operations_handlers(referee: object, document: bytes) -> list[HTTPRouteHandler]:
+    """``/healthz``, ``/readyz``, ``/metrics`` and ``/openapi.json``."""
+
+    @get("/healthz", name="healthz")
+    async def healthz() -> Response[bytes]:
+        return _json_response({"status": "ok"})
+
+    @get("/readyz", name="readyz")
+    async def readyz() -> Response[bytes]:
+        ready: Callable[[], object] | None = getattr(referee, "ready", None)
+        if ready is not None:
+            try:
+                result = ready()
+                if inspect.isawaitable(result):
+                    result = await cast(Awaitable[object], result)
+            except Exception:
+                _log.exception("readiness check failed")
+                result = False
+            if result is False:
+                raise ApiError("UNAVAILABLE", "the service is not ready")
+        return _json_response({"status": "ready"})
+
+    @get("/metrics", name="metrics")
+    async def metrics() -> Response[bytes]:
+        return Response(
+            content=prometheus_client.generate_latest(prometheus_client.REGISTRY),
+            media_type=prometheus_client.CONTENT_TYPE_LATEST,
+            status_code=200,
+        )
+
+    @get("/openapi.json", name="openapi")
+    async def openapi() -> Response[bytes]:
+        return Response(content=document, media_type=_JSON, status_code=200)
+
+    return [healthz, readyz, metrics, openapi]

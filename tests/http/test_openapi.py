@@ -1,0 +1,179 @@
+"""The OpenAPI document: generated from the descriptors, complete and self-consistent."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from google.api import annotations_pb2  # type: ignore[import-untyped]
+from hanafuda.v1 import service_pb2
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from hanafuda_referee.api.http_app import create_app
+from hanafuda_referee.api.openapi import load_comments
+
+SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    with TestClient[Litestar](create_app(object())) as client:
+        response = client.get("/openapi.json")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    parsed: dict[str, Any] = response.json()
+    return parsed
+
+
+def refs(node: object) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from refs(item)
+
+
+def resolve(document: dict[str, Any], ref: str) -> Any:
+    assert ref.startswith("#/"), ref
+    node: Any = document
+    for part in ref[2:].split("/"):
+        node = node[part]
+    return node
+
+
+def schema(document: dict[str, Any], name: str) -> dict[str, Any]:
+    found: dict[str, Any] = document["components"]["schemas"][name]
+    return found
+
+
+def test_it_is_openapi_3_1_and_litestar_s_own_is_off(document: dict[str, Any]) -> None:
+    assert document["openapi"].startswith("3.1")
+    with TestClient[Litestar](create_app(object())) as client:
+        assert client.get("/schema").status_code == 404
+
+
+def test_every_annotated_path_is_there_with_its_verb(document: dict[str, Any]) -> None:
+    for method in SERVICE.methods:
+        rule = method.GetOptions().Extensions[annotations_pb2.http]
+        verb = rule.WhichOneof("pattern")
+        path = getattr(rule, verb)
+        assert verb in document["paths"][path], method.name
+        assert document["paths"][path][verb]["operationId"] == method.name
+    for path in ("/healthz", "/readyz", "/metrics", "/openapi.json"):
+        assert "get" in document["paths"][path]
+
+
+def test_every_reference_is_defined(document: dict[str, Any]) -> None:
+    found = set(refs(document))
+    assert "#/components/schemas/hanafuda.v1.GameView" in found
+    for ref in found:
+        resolve(document, ref)  # raises KeyError when dangling
+
+
+def test_request_and_response_messages_are_referenced(document: dict[str, Any]) -> None:
+    move = document["paths"]["/v1/games/{game}/moves"]["post"]
+    body = move["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/hanafuda.v1.SubmitMoveRequest"}
+    ok = move["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok == {"$ref": "#/components/schemas/hanafuda.v1.SubmitMoveResponse"}
+    error = resolve(document, move["responses"]["default"]["$ref"])
+    assert error["content"]["application/json"]["schema"]["$ref"].endswith("ErrorResponse")
+
+
+def test_field_types_follow_the_proto3_json_mapping(document: dict[str, Any]) -> None:
+    view = schema(document, "hanafuda.v1.GameView")["properties"]
+    assert view["version"]["type"] == "string"  # uint64
+    assert view["version"]["format"] == "uint64"
+    assert view["tableHalves"]["format"] == "int64"  # int64, camelCase name
+    assert view["round"]["type"] == "integer"  # uint32
+    assert view["hand"]["type"] == "array"  # repeated enum
+    assert view["hand"]["items"] == {"$ref": "#/components/schemas/hanafuda.v1.Card"}
+    assert view["seats"]["items"] == {"$ref": "#/components/schemas/hanafuda.v1.SeatInfo"}
+    assert view["kind"]["$ref"] == "#/components/schemas/hanafuda.v1.GameKind"
+    card = schema(document, "hanafuda.v1.Card")
+    assert card["type"] == "string"
+    assert "CARD_PINE_CRANE" in card["enum"]
+    assert len(card["enum"]) == 49  # the 48 cards and the unspecified value
+    event = schema(document, "hanafuda.v1.Event")["properties"]
+    assert event["time"] == {**event["time"], "type": "string", "format": "date-time"}
+    assert schema(document, "hanafuda.v1.ScoreHachiHachiCapturesResponse")["properties"][
+        "difference"
+    ]["format"] == ("int32")
+
+
+def test_oneofs_are_documented_and_proto3_optionals_are_not_oneofs(
+    document: dict[str, Any],
+) -> None:
+    create = schema(document, "hanafuda.v1.CreateGameRequest")
+    assert create["x-oneofs"] == {"overrides": ["koiKoi", "hachiHachi"]}
+    assert "oneof `overrides`" in create["properties"]["koiKoi"]["description"]
+    # `optional uint32 first_dealer` lives in a synthetic oneof: documented as optional instead.
+    assert "Optional" in create["properties"]["firstDealer"]["description"]
+    submit = schema(document, "hanafuda.v1.SubmitMoveRequest")
+    assert "x-oneofs" not in submit
+    assert "Optional" in submit["properties"]["expectedVersion"]["description"]
+
+
+def test_get_parameters_come_from_the_path_and_the_remaining_fields(
+    document: dict[str, Any],
+) -> None:
+    watch = document["paths"]["/v1/games/{game}/events"]["get"]
+    params = {(p.get("in"), p.get("name")) for p in watch["parameters"]}
+    assert {("path", "game"), ("query", "fromVersion"), ("header", "Last-Event-ID")} <= params
+    assert ("query", "game") not in params
+    presets = document["paths"]["/v1/rules/presets"]["get"]
+    kind = next(p for p in presets["parameters"] if p.get("name") == "kind")
+    assert kind["in"] == "query"
+    assert kind["schema"]["$ref"] == "#/components/schemas/hanafuda.v1.GameKind"
+
+
+def test_the_watch_stream_is_documented_as_server_sent_events(document: dict[str, Any]) -> None:
+    ok = document["paths"]["/v1/games/{game}/events"]["get"]["responses"]["200"]
+    stream = ok["content"]["text/event-stream"]
+    assert stream["x-sse-data"] == {"$ref": "#/components/schemas/hanafuda.v1.WatchGameResponse"}
+    assert "application/json" not in ok["content"]
+
+
+def test_the_error_schema_is_the_aip193_shape(document: dict[str, Any]) -> None:
+    status = schema(document, "Status")
+    assert set(status["properties"]) == {"code", "message", "status", "details"}
+    info = schema(document, "ErrorInfo")
+    assert info["properties"]["@type"]["const"] == "type.googleapis.com/google.rpc.ErrorInfo"
+    # The reasons are listed as the contract's enum without its prefix, left open to new ones.
+    assert {"$ref": "#/components/schemas/Reason"} in info["properties"]["reason"]["anyOf"]
+    reasons = schema(document, "Reason")["enum"]
+    assert {"NOT_YOUR_TURN", "STALE_VERSION", "UNKNOWN_GAME"} <= set(reasons)
+    assert "REASON_UNSPECIFIED" not in reasons
+    assert "UNSPECIFIED" not in reasons
+
+
+@pytest.mark.skipif(not load_comments(), reason="the descriptor set is not installed")
+def test_descriptions_are_the_proto_comments(document: dict[str, Any]) -> None:
+    get_game = document["paths"]["/v1/games/{game}"]["get"]
+    assert get_game["description"].startswith("Reads a game as the seat")
+    assert get_game["summary"].endswith(".")
+    assert "\n" not in get_game["summary"]
+    version = schema(document, "hanafuda.v1.GameView")["properties"]["version"]
+    assert version["description"].startswith("The game's version")
+    reason = schema(document, "Reason")["description"]
+    assert re.search(r"- `STALE_VERSION`: .*ABORTED", reason)
+    assert document["info"]["description"].startswith("The hanafuda referee")
+
+
+def test_credentials_are_documented_as_security_schemes(document: dict[str, Any]) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["playerToken"] == {**schemes["playerToken"], "type": "http", "scheme": "bearer"}
+    assert (schemes["apiKey"]["in"], schemes["apiKey"]["name"]) == ("header", "x-api-key")
+    assert {} in document["security"]  # a spectator needs no credential
+    assert "API key" not in document["info"]["description"]
+    with TestClient[Litestar](create_app(object(), SimpleNamespace(api_key="k"))) as client:
+        configured = client.get("/openapi.json").json()
+    assert "`x-api-key`" in configured["info"]["description"]
