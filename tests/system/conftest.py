@@ -1,0 +1,59 @@
+"""Fixtures of the system tests: real service processes over a real Redis.
+
+The shared Redis on 127.0.0.1:6379 is used (``scripts/test`` starts one when none answers); each
+test gets a key prefix ``test-<uuid>:`` of its own and every key under it is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.store.servers import port_answers
+
+from .processes import RefereeProcess
+
+SHARED_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def key_prefix() -> Iterator[str]:
+    """A key prefix of this test's own on the shared Redis, emptied afterwards."""
+    if not port_answers(6379):
+        pytest.fail("no Redis answers on 127.0.0.1:6379 (scripts/test starts one)")
+    prefix = f"test-{uuid.uuid4().hex}:"
+    yield prefix
+    client = redis.Redis.from_url(SHARED_REDIS_URL)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+def redis_env(prefix: str, url: str = SHARED_REDIS_URL) -> dict[str, str]:
+    return {"REDIS_URL": url, "HANAFUDA_KEY_PREFIX": prefix}
+
+
+@pytest.fixture
+def referee(tmp_path: Path, key_prefix: str) -> Iterator[RefereeProcess]:
+    """One service process on the shared Redis."""
+    with RefereeProcess(tmp_path, env=redis_env(key_prefix)) as process:
+        yield process
+
+
+@pytest.fixture
+def referee_pair(
+    tmp_path: Path, key_prefix: str
+) -> Iterator[tuple[RefereeProcess, RefereeProcess]]:
+    """Two service processes sharing one Redis and one key prefix: two replicas."""
+    with (
+        RefereeProcess(tmp_path, env=redis_env(key_prefix), name="replica-a") as first,
+        RefereeProcess(tmp_path, env=redis_env(key_prefix), name="replica-b") as second,
+    ):
+        yield first, second

@@ -1,0 +1,151 @@
+"""Real ``hanafuda-referee`` server processes for the system tests.
+
+Each :class:`RefereeProcess` is the installed console script started the way an operator starts
+it (flags and environment), on free loopback ports, with its JSON log lines captured to a file so
+that tests can read every line the server printed. Games live in the Redis the test names, under a
+key prefix of the test's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.store.servers import free_port
+
+__all__ = ["RefereeProcess", "referee_command"]
+
+#: Seconds a server may take to start answering /readyz.
+START_TIMEOUT = 30.0
+
+
+def referee_command() -> list[str]:
+    """The console script next to this interpreter (as the README runs it), else ``-m``."""
+    script = Path(sys.executable).with_name("hanafuda-referee")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("hanafuda-referee")
+    return [found] if found else [sys.executable, "-m", "hanafuda_referee.cli"]
+
+
+class RefereeProcess:
+    """One service process: gRPC on :attr:`grpc_port`, HTTP on :attr:`http_port`.
+
+    ``env`` adds environment variables (``REDIS_URL``, ``HANAFUDA_KEY_PREFIX``...); ``flags``
+    adds command-line flags. Testing features (seeds, prepared deals) are on unless
+    ``allow_testing`` is False.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+        flags: Sequence[str] = (),
+        allow_testing: bool = True,
+        name: str = "referee",
+    ) -> None:
+        self.directory = directory
+        self.name = name
+        self.extra_env = dict(env or {})
+        self.flags = list(flags)
+        self.allow_testing = allow_testing
+        self.grpc_port = free_port()
+        self.http_port = free_port()
+        while self.http_port == self.grpc_port:
+            self.http_port = free_port()
+        self.log_path = directory / f"{name}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        directory.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    @property
+    def grpc_target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def start(self) -> None:
+        """Start the process and wait until ``/readyz`` answers 200."""
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith("HANAFUDA_") and key != "REDIS_URL"
+        }
+        env.update(
+            HANAFUDA_HOST="127.0.0.1",
+            HANAFUDA_GRPC_PORT=str(self.grpc_port),
+            HANAFUDA_HTTP_PORT=str(self.http_port),
+            HANAFUDA_LOG_FORMAT="json",
+            HANAFUDA_LOG_LEVEL="INFO",
+            HANAFUDA_SHUTDOWN_GRACE="2",
+            PYTHONUNBUFFERED="1",
+        )
+        if self.allow_testing:
+            env["HANAFUDA_ALLOW_TESTING"] = "true"
+        env.update(self.extra_env)
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [*referee_command(), "serve", *self.flags],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited at start-up:\n{self.log_text()}")
+            try:
+                if httpx.get(f"{self.http_url}/readyz", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self.name} did not become ready:\n{self.log_text()}")
+            time.sleep(0.05)
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM, wait (SIGKILL after ``timeout``); returns the exit status."""
+        if self.process is None:
+            return None
+        process, self.process = self.process, None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return process.returncode
+
+    def log_text(self) -> str:
+        """Everything the process printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_records(self) -> list[dict[str, Any]]:
+        """The JSON log lines printed so far (a line that is not JSON fails the test)."""
+        records = []
+        for line in self.log_text().splitlines():
+            if line.strip():
+                records.append(json.loads(line))
+        return records
+
+    def __enter__(self) -> RefereeProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
