@@ -28,7 +28,8 @@ class Reason(StrEnum):
     MALFORMED_MOVE = "MALFORMED_MOVE"
     #: The move exists, but this game kind has no such move (e.g. ``sage`` in Koi-Koi).
     MOVE_NOT_IN_GAME = "MOVE_NOT_IN_GAME"
-    #: Koi-koi refused: the call limit is reached or the hand is empty.
+    #: Reserved, never raised: where koi-koi may not be called (empty hand, call limit) the
+    #: engine stops for the player without asking (see ``hanafuda.v1.Reason``).
     KOIKOI_NOT_ALLOWED = "KOIKOI_NOT_ALLOWED"
     GAME_OVER = "GAME_OVER"
     # Rule sets.

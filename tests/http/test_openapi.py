@@ -177,3 +177,25 @@ def test_credentials_are_documented_as_security_schemes(document: dict[str, Any]
     with TestClient[Litestar](create_app(object(), SimpleNamespace(api_key="k"))) as client:
         configured = client.get("/openapi.json").json()
     assert "`x-api-key`" in configured["info"]["description"]
+
+
+def test_the_query_token_is_a_scheme_of_the_get_routes_of_a_game_only(
+    document: dict[str, Any],
+) -> None:
+    scheme = document["components"]["securitySchemes"]["playerTokenQuery"]
+    assert (scheme["type"], scheme["in"], scheme["name"]) == ("apiKey", "query", "access_token")
+    assert "Authorization header" in scheme["description"]  # the warning to prefer it
+    takes_it = {
+        (path, verb)
+        for path, item in document["paths"].items()
+        for verb, operation in item.items()
+        if {"playerTokenQuery": []} in operation.get("security", [])
+    }
+    assert takes_it == {
+        ("/v1/games/{game}", "get"),
+        ("/v1/games/{game}/events", "get"),
+        ("/v1/games/{game}/log", "get"),
+    }
+    # Those routes keep every requirement of the document's default too.
+    get_game = document["paths"]["/v1/games/{game}"]["get"]
+    assert all(requirement in get_game["security"] for requirement in document["security"])

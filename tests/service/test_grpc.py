@@ -1,6 +1,6 @@
 """The gRPC transport: a real ``grpc.aio`` server on a free port, spoken to through the generated
-stub; one game end to end on Redis, rich errors, health, reflection, and the command's graceful
-shutdown in a subprocess."""
+stub; one game end to end on Redis, rich errors, the request size limit, health, reflection, and
+the command's graceful shutdown in a subprocess."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
 import pytest_asyncio
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
@@ -24,19 +26,22 @@ from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
 )
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from structlog.testing import capture_logs
 
 from hanafuda_referee.api.errors import DOMAIN
-from hanafuda_referee.api.grpc_server import SERVICE_NAME, GrpcServer
+from hanafuda_referee.api.grpc_server import HARD_CAP_FACTOR, SERVICE_NAME, GrpcServer
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
 from .conftest import cards, scripted_request
 
 PLAY, STOP = moves_pb2.MOVE_KIND_PLAY, moves_pb2.MOVE_KIND_STOP
+#: The test servers' ``max_request_bytes``.
+LIMIT = 64 * 1024
 
 
 async def _serve(referee: Referee) -> AsyncIterator[tuple[GrpcServer, grpc.aio.Channel]]:
-    server = GrpcServer(referee, host="127.0.0.1", port=0, max_request_bytes=64 * 1024)
+    server = GrpcServer(referee, host="127.0.0.1", port=0, max_request_bytes=LIMIT)
     port = await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
     try:
@@ -152,7 +157,116 @@ async def test_errors_carry_the_reason_in_error_info(channel: grpc.aio.Channel) 
     # Oversized requests are refused by the transport before they reach the referee.
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await stub.GetGame(service_pb2.GetGameRequest(game="x" * 100_000))
-    assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    status = rpc_status.from_call(info.value)
+    status.details[0].Unpack(error_info)
+    assert error_info.reason == "REQUEST_TOO_LARGE"
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def padded(message: Message, size: int) -> bytes:
+    """``message`` serialized, then an unknown length-delimited field (number 999) that brings
+    it to exactly ``size`` bytes: a valid request of that size, which proto3 parsers accept."""
+    head = message.SerializeToString() + _varint(999 << 3 | 2)
+    filler = size - len(head)
+    while len(head) + len(_varint(filler)) + filler != size:
+        filler -= 1
+        assert filler >= 0, f"no padding makes {size} bytes"
+    raw = head + _varint(filler) + b"\0" * filler
+    assert len(raw) == size
+    return raw
+
+
+def raw_method(
+    channel: grpc.aio.Channel, name: str, response: type[Message], *, streaming: bool = False
+) -> Any:
+    """A RefereeService method that takes the request's bytes as they are."""
+    path = f"/{SERVICE_NAME}/{name}"
+    make = channel.unary_stream if streaming else channel.unary_unary
+    return make(path, request_serializer=None, response_deserializer=response.FromString)
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    status = rpc_status.from_call(error)
+    assert status is not None, "no rich status"
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert info.domain == DOMAIN
+    return str(info.reason)
+
+
+async def test_requests_over_the_size_limit_are_refused_with_a_reason(
+    channel: grpc.aio.Channel,
+) -> None:
+    list_presets = raw_method(channel, "ListPresets", service_pb2.ListPresetsResponse)
+    request = service_pb2.ListPresetsRequest(kind=rules_pb2.GAME_KIND_KOI_KOI)
+    answer = await list_presets(padded(request, LIMIT))
+    assert answer.presets and answer.presets[0].kind == rules_pb2.GAME_KIND_KOI_KOI
+
+    with capture_logs() as logs, pytest.raises(grpc.aio.AioRpcError) as info:
+        await list_presets(padded(request, LIMIT + 1))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    # Logged and counted like any refusal: one canonical line.
+    lines = [line for line in logs if line["event"] == "request"]
+    assert [(line["method"], line["outcome"], line["reason"]) for line in lines] == [
+        ("ListPresets", "rejected", "REQUEST_TOO_LARGE")
+    ]
+    assert reason_of(info.value) == "REQUEST_TOO_LARGE"
+    status = rpc_status.from_call(info.value)
+    error_info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(error_info)
+    assert error_info.metadata["max_request_bytes"] == str(LIMIT)
+
+    # A server-streaming method: the same limit, the same refusal.
+    game = (await service_pb2_grpc.RefereeServiceStub(channel).CreateGame(scripted_request())).game
+    watch_request = service_pb2.WatchGameRequest(game=game)
+    watch = raw_method(channel, "WatchGame", service_pb2.WatchGameResponse, streaming=True)
+    stream = watch(padded(watch_request, LIMIT))
+    first = await stream.read()
+    assert isinstance(first, service_pb2.WatchGameResponse) and first.version == 1
+    stream.cancel()
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        async for _ in watch(padded(watch_request, LIMIT + 1)):
+            pass
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason_of(info.value) == "REQUEST_TOO_LARGE"
+
+
+async def test_requests_past_the_hard_cap_are_cut_off_and_the_server_carries_on(
+    channel: grpc.aio.Channel,
+) -> None:
+    list_presets = raw_method(channel, "ListPresets", service_pb2.ListPresetsResponse)
+    request = service_pb2.ListPresetsRequest()
+    # Up to the hard cap, our own refusal; past it grpc refuses without reading it all.
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await list_presets(padded(request, LIMIT * HARD_CAP_FACTOR))
+    assert reason_of(info.value) == "REQUEST_TOO_LARGE"
+    for size in (LIMIT * HARD_CAP_FACTOR + 1, 16 * 1024 * 1024):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await list_presets(padded(request, size))
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # The connection and the server both still serve.
+    assert (await list_presets(padded(request, 100))).presets
+    health = health_pb2_grpc.HealthStub(channel)
+    answer = await health.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME))
+    assert answer.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_a_request_that_does_not_parse_is_bad_encoding(channel: grpc.aio.Channel) -> None:
+    get_game = raw_method(channel, "GetGame", service_pb2.GetGameResponse)
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await get_game(b"\xff\xff\xff")
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason_of(info.value) == "BAD_ENCODING"
+    assert "Wire format" not in (info.value.details() or "")  # no parser internals
 
 
 async def test_stateless_methods_over_grpc(channel: grpc.aio.Channel) -> None:

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Caller"]
+__all__ = ["QUERY_TOKEN_METHODS", "QUERY_TOKEN_PARAMETER", "Caller", "takes_query_token"]
+
+#: The HTTP query parameter that may carry the player token instead of the Authorization header
+#: (the name RFC 6750 gives it), for browsers: an ``EventSource`` cannot set headers.
+QUERY_TOKEN_PARAMETER = "access_token"
+#: The RPCs whose GET routes take :data:`QUERY_TOKEN_PARAMETER`: the reads a browser page makes.
+#: Every other route refuses it, so that a token goes into a URL (where proxies and browser
+#: histories may keep it) only where there is no other way.
+QUERY_TOKEN_METHODS = frozenset({"GetGame", "WatchGame", "GetGameLog"})
+
+
+def takes_query_token(method: str, verb: str) -> bool:
+    """Whether the HTTP route of RPC ``method`` with ``verb`` takes the token as a query
+    parameter."""
+    return verb.upper() == "GET" and method in QUERY_TOKEN_METHODS
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,12 +26,21 @@ class Caller:
     """The credentials and identifiers of one request, whatever its transport.
 
     ``token``: the seat's player token (``Authorization: Bearer …`` / gRPC metadata
-    ``authorization``), None when absent. ``api_key``: the server-to-server key (HTTP header and
-    gRPC metadata ``x-api-key``), None when absent. ``request_id``: the transport's request id
-    for logs (not the move's idempotency key, which is a message field).
+    ``authorization``, or on a few HTTP GET routes the ``access_token`` query parameter), None
+    when absent. ``api_key``: the server-to-server key (HTTP header and gRPC metadata
+    ``x-api-key``), None when absent. ``request_id``: the transport's request id for logs (not
+    the move's idempotency key, which is a message field).
     """
 
     token: str | None = None
     api_key: str | None = None
     request_id: str = ""
     transport: str = ""
+
+    def __repr__(self) -> str:
+        # The token and the key are secrets: a repr may end up in a log or a traceback.
+        return (
+            f"Caller(token={'***' if self.token else None}, "
+            f"api_key={'***' if self.api_key else None}, "
+            f"request_id={self.request_id!r}, transport={self.transport!r})"
+        )

@@ -10,6 +10,15 @@ trailer) whose details hold one ``google.rpc.ErrorInfo`` with the reason, the se
 and the error's metadata; clients read it with ``grpc_status.rpc_status.from_call``. Unexpected
 failures become ``INTERNAL`` with a fixed message, so no internal detail reaches a client.
 
+Request size: a request message over ``max_request_bytes`` is refused with ``INVALID_ARGUMENT``
+and the reason ``REQUEST_TOO_LARGE`` (as on HTTP), and one that does not parse with
+``BAD_ENCODING``. Both are decided by the request deserializer, which sees the raw bytes before
+anything is parsed, and raised inside the call's :func:`~.observability.observe`, so they are
+logged and counted like any refusal. grpc itself accepts messages up to
+:data:`HARD_CAP_FACTOR` times the limit, so that those reach our check; anything larger is cut
+off by grpc with ``RESOURCE_EXHAUSTED`` (no ``ErrorInfo``), which bounds the memory a request
+can take.
+
 The server also serves the standard health service (``grpc.health.v1.Health``; the referee's
 service name and the overall status ``""``) and server reflection.
 """
@@ -18,11 +27,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from google.protobuf import any_pb2
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
@@ -35,6 +45,7 @@ from hanafuda_referee.api.observability import observe
 from hanafuda_referee.api.referee import Referee
 
 __all__ = [
+    "HARD_CAP_FACTOR",
     "SERVICE_NAME",
     "GrpcServer",
     "caller_from_metadata",
@@ -46,6 +57,10 @@ SERVICE_NAME = "hanafuda.v1.RefereeService"
 _SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
 #: Responses can be much larger than requests (a finished game's log holds every deal).
 _MAX_SEND_BYTES = 64 * 1024 * 1024
+#: grpc's own receive limit is this many times ``max_request_bytes``: a request over the limit
+#: but under this cap reaches our deserializer and is refused with a proper reason; the cap still
+#: keeps a huge request from being buffered whole.
+HARD_CAP_FACTOR = 4
 
 
 def error_status(error: ApiError) -> status_pb2.Status:
@@ -85,17 +100,54 @@ def caller_from_metadata(metadata: Any, transport: str = "grpc") -> Caller:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """What the deserializer hands the handler in place of a request it would not parse."""
+
+    error: ApiError
+
+
+def _request_deserializer(
+    request_type: type[Message], max_request_bytes: int
+) -> Callable[[bytes], Message | _Refused]:
+    """Parses a request, unless it is over the size limit or does not decode: then the handler
+    gets the refusal to raise (a deserializer that raised would make grpc answer ``UNKNOWN``,
+    outside our error model and our logs)."""
+
+    def deserialize(raw: bytes) -> Message | _Refused:
+        if len(raw) > max_request_bytes:
+            return _Refused(
+                ApiError(
+                    "REQUEST_TOO_LARGE",
+                    f"the request message exceeds {max_request_bytes} bytes",
+                    {"max_request_bytes": str(max_request_bytes)},
+                )
+            )
+        try:
+            return request_type.FromString(raw)
+        except DecodeError:
+            return _Refused(
+                ApiError("BAD_ENCODING", f"the request is not a valid {request_type.__name__}")
+            )
+
+    return deserialize
+
+
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2.Status) -> None:
     await context.abort_with_status(rpc_status.to_status(status))
 
 
 def _unary_handler(
     name: str, method: Callable[[Message, Caller], Awaitable[Message]]
-) -> Callable[[Message, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]:
-    async def handle(request: Message, context: grpc.aio.ServicerContext[Any, Any]) -> Message:
+) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]:
+    async def handle(
+        request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> Message:
         caller = caller_from_metadata(context.invocation_metadata())
         try:
             async with observe(name, caller):
+                if isinstance(request, _Refused):
+                    raise request.error
                 return await method(request, caller)
         except ApiError as error:
             await _abort(context, error_status(error))
@@ -108,13 +160,15 @@ def _unary_handler(
 
 def _stream_handler(
     name: str, method: Callable[[Message, Caller], AsyncIterator[Message]]
-) -> Callable[[Message, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Message]]:
+) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Message]]:
     async def handle(
-        request: Message, context: grpc.aio.ServicerContext[Any, Any]
+        request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
         caller = caller_from_metadata(context.invocation_metadata())
         try:
             async with observe(name, caller):
+                if isinstance(request, _Refused):
+                    raise request.error
                 async for item in method(request, caller):
                     yield item
         except ApiError as error:
@@ -125,9 +179,12 @@ def _stream_handler(
     return handle
 
 
-def referee_handler(referee: Referee) -> grpc.GenericRpcHandler:
+def referee_handler(
+    referee: Referee, *, max_request_bytes: int = 1024 * 1024
+) -> grpc.GenericRpcHandler:
     """The generic handler of ``RefereeService``: each RPC calls the referee's method of the
-    same name, with the request and response types of the service descriptor."""
+    same name, with the request and response types of the service descriptor; a request over
+    ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE`` before it is parsed."""
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for rpc in _SERVICE.methods:
         request_type: type[Message] = getattr(service_pb2, rpc.input_type.name)
@@ -136,13 +193,13 @@ def referee_handler(referee: Referee) -> grpc.GenericRpcHandler:
         if rpc.server_streaming:
             handlers[rpc.name] = grpc.unary_stream_rpc_method_handler(
                 _stream_handler(rpc.name, method),
-                request_deserializer=request_type.FromString,
+                request_deserializer=_request_deserializer(request_type, max_request_bytes),
                 response_serializer=response_type.SerializeToString,
             )
         else:
             handlers[rpc.name] = grpc.unary_unary_rpc_method_handler(
                 _unary_handler(rpc.name, method),
-                request_deserializer=request_type.FromString,
+                request_deserializer=_request_deserializer(request_type, max_request_bytes),
                 response_serializer=response_type.SerializeToString,
             )
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
@@ -151,7 +208,8 @@ def referee_handler(referee: Referee) -> grpc.GenericRpcHandler:
 class GrpcServer:
     """The gRPC server of a referee: RefereeService, health and reflection on one port.
 
-    ``port`` 0 picks a free port (see :attr:`port` after :meth:`start`).
+    ``port`` 0 picks a free port (see :attr:`port` after :meth:`start`). A RefereeService
+    request over ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE``.
     """
 
     def __init__(
@@ -166,14 +224,21 @@ class GrpcServer:
         self._address = f"{host}:{port}"
         self._server = grpc.aio.server(
             options=[
-                ("grpc.max_receive_message_length", max_request_bytes),
+                # Our handler refuses what is over the limit (see HARD_CAP_FACTOR); grpc takes
+                # a C int here.
+                (
+                    "grpc.max_receive_message_length",
+                    min(max_request_bytes * HARD_CAP_FACTOR, 2**31 - 1),
+                ),
                 ("grpc.max_send_message_length", _MAX_SEND_BYTES),
                 # Tell idle clients that the server is alive, and drop dead connections.
                 ("grpc.keepalive_time_ms", 60_000),
                 ("grpc.keepalive_timeout_ms", 20_000),
             ]
         )
-        self._server.add_generic_rpc_handlers((referee_handler(referee),))
+        self._server.add_generic_rpc_handlers(
+            (referee_handler(referee, max_request_bytes=max_request_bytes),)
+        )
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
         reflection.enable_server_reflection(

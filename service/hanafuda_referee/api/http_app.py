@@ -7,6 +7,12 @@ referee.<Method>(request, caller)``, or ``async for item in referee.<Method>(req
 a server-streaming method, served as Server-Sent Events. The transport knows nothing of the
 referee beyond that convention and ``ApiError``.
 
+The player token comes in ``Authorization: Bearer <token>``; on the GET routes a browser page
+reads (GetGame, WatchGame, GetGameLog: an ``EventSource`` cannot set headers) it may come as the
+``access_token`` query parameter instead. The query string is never logged (the canonical line
+holds no URL; the service runs uvicorn without its access log), and such responses are marked
+``Cache-Control: private, no-store``, since their URL alone now selects a seat's private view.
+
 Besides the RPCs: ``GET /openapi.json`` (generated from the descriptors, see
 :mod:`hanafuda_referee.api.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``.
 """
@@ -36,7 +42,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
 from litestar.types import Message, Scope
 
-from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, Caller, takes_query_token
 from hanafuda_referee.api.errors import ApiError
 from hanafuda_referee.api.http_errors import error_body, transport_error_body
 from hanafuda_referee.api.http_routes import (
@@ -72,6 +78,9 @@ _REQUEST_ID_SCOPE_KEY = "hanafuda_referee.request_id"
 _REQUEST_ID_PATTERN = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 _CORS_HEADERS = ["authorization", "x-api-key", "x-request-id", "last-event-id", "content-type"]
 _JSON = "application/json"
+# For a response whose URL carried the token: no cache, shared or not, may keep a seat's view
+# under a URL (RFC 6750 section 2.3 asks for at least `private`).
+_QUERY_TOKEN_CACHE_CONTROL = "private, no-store"
 
 # Streams' cleanup tasks: held here so they are not garbage-collected before they finish.
 _cleanups: set[asyncio.Task[None]] = set()
@@ -235,11 +244,19 @@ def _shown_path(request: Request[Any, Any, Any]) -> str:
 # Requests --------------------------------------------------------------------------------------
 
 
-def _caller(request: Request[Any, Any, Any]) -> Caller:
-    """Who calls: the bearer token, the API key and the request id. The transport checks only
-    their form; which method needs which credential is the referee's business."""
-    token: str | None = None
+def _caller(request: Request[Any, Any, Any], query_token: str | None = None) -> Caller:
+    """Who calls: the bearer token (or ``query_token``, the route's ``access_token``), the API
+    key and the request id. The transport checks only their form; which method needs which
+    credential is the referee's business."""
+    token = query_token
     authorization = request.headers.get("authorization")
+    if authorization is not None and query_token is not None:
+        # RFC 6750 allows one way per request: two tokens that might differ are not guessed at.
+        raise ApiError(
+            "INVALID_ARGUMENT",
+            f"send the player token in the Authorization header or in {QUERY_TOKEN_PARAMETER}, "
+            "not both",
+        )
     if authorization is not None:
         scheme, _, credentials = authorization.strip().partition(" ")
         credentials = credentials.strip()
@@ -280,6 +297,36 @@ async def _read_body(request: Request[Any, Any, Any], limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _split_query_token(
+    binding: HttpBinding, query: list[tuple[str, str]]
+) -> tuple[list[tuple[str, str]], str | None]:
+    """The query without ``access_token``, and the token it carried (None when absent).
+
+    Refused on a route that does not take it (rather than ignored, which would silently serve
+    a spectator) and when repeated or empty. No message repeats the value.
+    """
+    values = [value for name, value in query if name == QUERY_TOKEN_PARAMETER]
+    if not values:
+        return query, None
+    if not takes_query_token(binding.method.name, binding.verb):
+        raise ApiError(
+            "INVALID_ARGUMENT",
+            f"{QUERY_TOKEN_PARAMETER} is only taken by the GET routes of a game; "
+            "send the token as 'Authorization: Bearer <token>'",
+            {"parameter": QUERY_TOKEN_PARAMETER},
+        )
+    if len(values) > 1:
+        raise ApiError(
+            "INVALID_ARGUMENT",
+            f"{QUERY_TOKEN_PARAMETER} is given more than once",
+            {"parameter": QUERY_TOKEN_PARAMETER},
+        )
+    token = values[0].strip()
+    if not token:
+        raise ApiError("BAD_TOKEN", f"{QUERY_TOKEN_PARAMETER} is empty")
+    return [(name, value) for name, value in query if name != QUERY_TOKEN_PARAMETER], token
+
+
 def _query(request: Request[Any, Any, Any]) -> list[tuple[str, str]]:
     raw = request.scope.get("query_string", b"").decode("latin-1")
     try:
@@ -298,16 +345,16 @@ def _method_of(referee: object, binding: HttpBinding) -> Callable[..., Any]:
 def _rpc_handler(binding: HttpBinding, referee: object, settings: _Settings) -> HTTPRouteHandler:
     """The Litestar handler of one binding: the path, verb and a generic body."""
 
-    async def bind(request: Request[Any, Any, Any]) -> tuple[ProtoMessage, Caller]:
-        caller = _caller(request)
+    async def bind(request: Request[Any, Any, Any]) -> tuple[ProtoMessage, Caller, bool]:
+        """The request message, the caller, and whether the token came in the query."""
+        query, query_token = _split_query_token(binding, _query(request))
+        caller = _caller(request, query_token)
         body = await _read_body(request, settings.max_request_bytes) if binding.body else b""
-        message = bind_request(
-            binding, path_params=request.path_params, query=_query(request), body=body
-        )
-        return message, caller
+        message = bind_request(binding, path_params=request.path_params, query=query, body=body)
+        return message, caller, query_token is not None
 
     async def unary(request: Request[Any, Any, Any]) -> Response[Any]:
-        message, caller = await bind(request)
+        message, caller, token_in_query = await bind(request)
         result = await _method_of(referee, binding)(message, caller)
         if not isinstance(result, binding.response_class):
             raise TypeError(
@@ -318,12 +365,18 @@ def _rpc_handler(binding: HttpBinding, referee: object, settings: _Settings) -> 
         if binding.response_body:
             field = binding.method.output_type.fields_by_name[binding.response_body]
             payload = cast(dict[str, Any], payload).get(field.json_name)
-        return _json_response(payload)
+        response = _json_response(payload)
+        if token_in_query:
+            response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL
+        return response
 
     async def stream(request: Request[Any, Any, Any]) -> Response[Any]:
-        message, caller = await bind(request)
+        message, caller, token_in_query = await bind(request)
         _resume_from_last_event_id(request, message)
-        return await _open_stream(_method_of(referee, binding)(message, caller), settings)
+        response = await _open_stream(_method_of(referee, binding)(message, caller), settings)
+        if token_in_query:
+            response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL
+        return response
 
     handler = stream if binding.streaming else unary
     handler.__name__ = handler.__qualname__ = f"rpc_{binding.operation_id}"

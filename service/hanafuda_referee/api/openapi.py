@@ -25,6 +25,7 @@ from google.protobuf.descriptor import (
 )
 from hanafuda.v1 import errors_pb2
 
+from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, takes_query_token
 from hanafuda_referee.api.http_errors import ERROR_INFO_TYPE
 from hanafuda_referee.api.http_routes import (
     HttpBinding,
@@ -408,6 +409,8 @@ def _operation(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:
         "200": _success(binding, schemas),
         "default": {"$ref": "#/components/responses/Error"},
     }
+    if takes_query_token(method.name, binding.verb):
+        operation["security"] = [*_SECURITY, *_QUERY_TOKEN_SECURITY]
     return operation
 
 
@@ -495,6 +498,21 @@ def _version() -> str:
         return "0.0.0"
 
 
+# Credentials are optional at the transport: each method decides (a read without a token is a
+# spectator's), so every combination is a valid security requirement.
+_SECURITY: list[dict[str, list[str]]] = [
+    {},
+    {"playerToken": []},
+    {"apiKey": []},
+    {"apiKey": [], "playerToken": []},
+]
+# The routes that also take the token in the query (see ``caller.QUERY_TOKEN_METHODS``).
+_QUERY_TOKEN_SECURITY: list[dict[str, list[str]]] = [
+    {"playerTokenQuery": []},
+    {"apiKey": [], "playerTokenQuery": []},
+]
+
+
 def build_openapi(
     service: ServiceDescriptor,
     bindings: Iterable[HttpBinding],
@@ -516,14 +534,6 @@ def build_openapi(
             binding, schemas
         )
     paths.update(_operations_paths())
-    # Credentials are optional at the transport: each method decides (a read without a token is
-    # a spectator's), so every combination is a valid security requirement.
-    security: list[dict[str, list[str]]] = [
-        {},
-        {"playerToken": []},
-        {"apiKey": []},
-        {"apiKey": [], "playerToken": []},
-    ]
     service_comment = schemas.comments.get(service.full_name, "")
     description = service_comment
     if api_key_configured:
@@ -544,7 +554,7 @@ def build_openapi(
             {"name": service.name, "description": _summary(service_comment)},
             {"name": "operations", "description": "Health, readiness, metrics, this document."},
         ],
-        "security": security,
+        "security": list(_SECURITY),
         "paths": paths,
         "components": {
             "schemas": components_schemas,
@@ -578,6 +588,17 @@ def build_openapi(
                     "description": (
                         "A seat's player token, returned by CreateGame. Without it, reads are "
                         "a spectator's."
+                    ),
+                },
+                "playerTokenQuery": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": QUERY_TOKEN_PARAMETER,
+                    "description": (
+                        "The player token as a query parameter, taken only by the GET routes "
+                        "of a game (for a browser's EventSource, which cannot set headers). "
+                        "Prefer the Authorization header: URLs end up in proxy logs and "
+                        "browser histories. Never together with the header."
                     ),
                 },
                 "apiKey": {

@@ -55,7 +55,11 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_KOIKOI_NOT_ALLOWED: _Reason.ValueType  # 9
-    """Koi-koi refused: the call limit (`koikoi_limit`) is reached or the hand is empty.
+    """Reserved: never returned by the v1 rules; kept so that the value keeps its number and its
+    spelling on the wire. Where koi-koi may not be called (an empty hand without
+    `last_turn_koikoi`, or `koikoi_limit` calls made) the referee stops for the player without
+    asking, so no decision is pending; a koi-koi then is refused as any answer without a pending
+    decision (`NO_DECISION_PENDING`, or `WRONG_MOVE` while a drawn card's target is due).
     gRPC `FAILED_PRECONDITION`, HTTP 409.
     """
     REASON_GAME_OVER: _Reason.ValueType  # 10
@@ -177,7 +181,11 @@ REASON_MOVE_NOT_IN_GAME: Reason.ValueType  # 8
 gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_KOIKOI_NOT_ALLOWED: Reason.ValueType  # 9
-"""Koi-koi refused: the call limit (`koikoi_limit`) is reached or the hand is empty.
+"""Reserved: never returned by the v1 rules; kept so that the value keeps its number and its
+spelling on the wire. Where koi-koi may not be called (an empty hand without
+`last_turn_koikoi`, or `koikoi_limit` calls made) the referee stops for the player without
+asking, so no decision is pending; a koi-koi then is refused as any answer without a pending
+decision (`NO_DECISION_PENDING`, or `WRONG_MOVE` while a drawn card's target is due).
 gRPC `FAILED_PRECONDITION`, HTTP 409.
 """
 REASON_GAME_OVER: Reason.ValueType  # 10
