@@ -18,9 +18,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hanafuda_referee.cards import MONTH_MASKS
+from hanafuda_referee.cards import ANIMALS, LIGHTS, MONTH_MASKS, PLAINS, RIBBONS, WILLOWS, Card
+from hanafuda_referee.dealing import Deal, deal_from_deck, shuffled_deck
 from hanafuda_referee.koikoi import events as ev
 from hanafuda_referee.koikoi.game import (
+    FIELD_SIZE,
+    HAND_SIZE,
     KoiKoiState,
     Phase,
     _deal_checks,
@@ -37,8 +40,8 @@ from hanafuda_referee.koikoi.rollout import (
     random_rounds,
     stop_total,
 )
-from hanafuda_referee.koikoi.rules import ENUM_OPTIONS, PRESETS, KoiKoiRules
-from hanafuda_referee.koikoi.scoring import score_stop, yaku_points
+from hanafuda_referee.koikoi.rules import ENUM_OPTIONS, PRESETS, YAKU_IDS, KoiKoiRules
+from hanafuda_referee.koikoi.scoring import points_function, score_stop, yaku_points
 
 #: Options that change how a round is played and scored, with the values worth mixing.
 PLAY_OPTIONS: dict[str, Any] = {
@@ -162,13 +165,27 @@ def test_hundreds_of_rounds_from_every_phase_match_the_engine(
     assert min(resumed.values()) > 0, resumed
 
 
-def engine_first_rounds(rules: KoiKoiRules, n: int, seed: int) -> list[Playout]:
-    """What :func:`random_rounds` promises, through the engine: round ``i`` is the first round of
-    ``new_game(rules, seed + i, first_dealer=0)``, one random chooser for all."""
-    choose = random_chooser(random.Random(seed))
+def engine_first_rounds(
+    rules: KoiKoiRules, n: int, seed: int, redeals: list[int] | None = None
+) -> list[Playout]:
+    """What :func:`random_rounds` promises, through the engine: one random source for the batch;
+    each round is the first round of a new game given the decks shuffled from it (one more
+    whenever the engine's deal checks ask for a redeal), then played by a random chooser on the
+    same source. ``redeals`` collects each round's number of redeals."""
+    rng = random.Random(seed)
+    choose = random_chooser(rng)
     out = []
-    for i in range(n):
-        state, events = new_game(rules, seed + i, first_dealer=0)
+    for _ in range(n):
+        deals: list[Deal] = []
+        while True:
+            deals.append(deal_from_deck(shuffled_deck(rng), 2, HAND_SIZE, FIELD_SIZE))
+            state, events = new_game(rules, seed, deals, first_dealer=0)
+            # The engine deals again past the prepared deals: give it one more and start over.
+            used = sum(1 for e in events if isinstance(e, ev.RoundDealt) and e.round == 1)
+            if used <= len(deals):
+                break
+        if redeals is not None:
+            redeals.append(len(deals) - 1)
         while True:
             ended = [e for e in events if isinstance(e, ev.RoundEnded)]
             if ended:
@@ -186,14 +203,51 @@ def engine_first_rounds(rules: KoiKoiRules, n: int, seed: int) -> list[Playout]:
         ("wikipedia-fr", {"lightning_wild": "on"}),  # void on the field, win on the hands
         ("coins", {"hand_four": "void", "field_four": "ignore"}),
         ("koikoi-japan", {"hand_pairs": "win", "exhaustion": "last-koikoi-wins"}),
+        ("nintendo", {"field_pairs": "redeal", "hand_pairs": "redeal", "starting_points": 30}),
     ],
 )
 def test_random_rounds_are_the_engines_first_rounds(preset: str, overrides: dict[str, Any]) -> None:
     rules = KoiKoiRules.from_preset(preset, overrides)
     fast = random_rounds(rules, 1200, seed=99)
-    assert fast == engine_first_rounds(rules, 1200, seed=99)
-    # The deal checks' results are in the sample, not only played rounds.
+    redeals: list[int] = []
+    assert fast == engine_first_rounds(rules, 1200, 99, redeals)
+    # The deal checks' results are in the sample, not only played rounds; and redeals, where
+    # the rule set has them.
     assert any(p.result.detail.startswith(("hand_", "field_")) for p in fast)
+    checks = (rules.field_four, rules.field_pairs, rules.hand_four, rules.hand_pairs)
+    assert any(redeals) == ("redeal" in checks)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("overrides", EDGE_OVERRIDES, ids=range(len(EDGE_OVERRIDES)))
+def test_random_rounds_match_the_engine_for_every_preset(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    rules = KoiKoiRules.from_preset(preset, overrides)
+    for seed in range(3):
+        assert random_rounds(rules, 60, seed) == engine_first_rounds(rules, 60, seed)
+
+
+def test_random_rounds_are_deterministic_and_depend_on_the_seed() -> None:
+    rules = KoiKoiRules.from_preset("fudawiki")
+    assert random_rounds(rules, 50, seed=4) == random_rounds(rules, 50, seed=4)
+    assert random_rounds(rules, 50, seed=4) != random_rounds(rules, 50, seed=5)
+    # A longer batch starts with the shorter one.
+    assert random_rounds(rules, 80, seed=4)[:50] == random_rounds(rules, 50, seed=4)
+
+
+def test_the_shuffle_is_the_sort_by_64_bit_keys_of_its_documentation() -> None:
+    """``shuffled_deck`` (which every deal uses) sorts the cards by 64-bit keys drawn in one
+    call, card 1's key lowest in the number: games stored with a seed keep their deals."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        bits = random.Random(seed).getrandbits(48 * 64)
+        keys = [(bits >> 64 * (card - 1)) & (2**64 - 1) for card in range(1, 49)]
+        assert shuffled_deck(rng) == sorted(range(1, 49), key=lambda card: keys[card - 1])
+    # Equal keys keep card order (a stable sort).
+    zeros = random.Random(0)
+    zeros.getrandbits = lambda k: 0  # type: ignore[method-assign]
+    assert shuffled_deck(zeros) == list(range(1, 49))
 
 
 def eight_cards(rng: random.Random) -> int:
@@ -234,6 +288,67 @@ def test_the_deal_check_filter_never_hides_a_check(seed: int) -> None:
         )
         assert _deal_check_may_fire(*sets) == expected
     assert fired > 1000
+
+
+#: Options that change what a capture pile scores, with the values worth mixing.
+SCORING_OPTIONS: dict[str, Any] = {
+    "yaku_groups": st.sampled_from(ENUM_OPTIONS["yaku_groups"]),
+    "akatan_aotan_stacks": st.booleans(),
+    "sake_cup": st.sampled_from(ENUM_OPTIONS["sake_cup"]),
+    "yellow_paulownia_double": st.booleans(),
+    "viewing": st.sampled_from(ENUM_OPTIONS["viewing"]),
+    "rain_spoils_viewing": st.sampled_from(ENUM_OPTIONS["rain_spoils_viewing"]),
+    "five_to_six": st.booleans(),
+    "grand_yaku_fifteen": st.booleans(),
+    "yaku": st.dictionaries(
+        st.sampled_from(YAKU_IDS),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "enabled": st.booleans(),
+                "points": st.integers(0, 12),
+                "points_after_koikoi": st.integers(0, 12),
+            },
+        ),
+        max_size=4,
+    ),
+}
+
+
+def capture_piles(rng: random.Random, n: int) -> list[int]:
+    """``n`` capture piles: any size, and piles rich in one kind (where the yaku are)."""
+    kinds = [LIGHTS | 1 << Card.CHRYSANTHEMUM_SAKE | WILLOWS, ANIMALS, RIBBONS, PLAINS]
+    piles = []
+    for _ in range(n):
+        pile = sum(1 << c for c in rng.sample(range(1, 49), rng.randint(0, 30)))
+        # Each card of the chosen kind with probability 1/2, 3/4 or 1.
+        rich = rng.choice(kinds)
+        for _ in range(rng.randint(1, 3)):
+            pile |= rich & rng.getrandbits(49)
+        piles.append(pile & ~1)
+    return piles
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=30, deadline=None)
+@given(
+    pile_seed=st.integers(0, 2**32), overrides=st.fixed_dictionaries({}, optional=SCORING_OPTIONS)
+)
+def test_the_numeric_scoring_is_the_readable_one(
+    preset: str, pile_seed: int, overrides: dict[str, Any]
+) -> None:
+    """``points_function`` (the play-out's and the engine's scoring) against ``yaku_points``,
+    for every month and both sides of a koi-koi call."""
+    rules = KoiKoiRules.from_preset(preset, overrides)
+    points = points_function(rules)
+    rng = random.Random(pile_seed)
+    for pile in capture_piles(rng, 60):
+        month, calls = rng.randint(0, 12), rng.choice((0, 0, 1, 3))
+        assert points(pile, month, calls) == yaku_points(rules, pile, month, calls), (
+            pile,
+            month,
+            calls,
+        )
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -27,11 +27,11 @@ dealt: a simulation that needs it starts from the engine again.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from hanafuda_referee.cards import MONTH_MASKS, MONTH_OF, WILLOWS, Card
-from hanafuda_referee.dealing import shuffled_deal
+from hanafuda_referee.dealing import shuffled_deck
 from hanafuda_referee.koikoi.events import RoundResult
 from hanafuda_referee.koikoi.game import (
     FIELD_SIZE,
@@ -57,21 +57,19 @@ class Playout(NamedTuple):
     scores: tuple[int, int]
 
 
-_LIGHTNING = int(Card.WILLOW_LIGHTNING)
-_WILLOW_MONTH = 11
-_LIGHTNING_BIT = 1 << _LIGHTNING
-_WILLOW_BITS = WILLOWS
+_LIGHTNING_BIT = 1 << Card.WILLOW_LIGHTNING
 _NOT_WILLOWS = ~WILLOWS
-#: ``_MONTH_MASK[c]``: the four cards of card ``c``'s month (a table lookup instead of two).
+#: ``_MONTH_MASK[c]``: the four cards of card ``c``'s month (one lookup instead of two).
 _MONTH_MASK: tuple[int, ...] = tuple(MONTH_MASKS[MONTH_OF[c]] for c in range(49))
+#: ``_MONTH_OF_BIT[1 << c]``: the same by card bit, which saves finding ``c`` from its bit.
+_MONTH_OF_BIT: dict[int, int] = {1 << c: _MONTH_MASK[c] for c in range(1, 49)}
 #: ``_BIT[c] == 1 << c``, to build masks with ``sum(map(...))`` at C speed.
 _BIT: tuple[int, ...] = tuple(1 << c for c in range(49))
 
-# The steps of a turn where the loop may (re)enter; the first three are the engine's phases.
+# Where play_out resumes a turn: the engine's phases.
 _PLAY = int(Phase.PLAY)
 _TARGET = int(Phase.DRAWN_TARGET)
 _DECISION = int(Phase.DECISION)
-_CHECK = 0
 
 
 def random_chooser(rng: random.Random) -> Chooser:
@@ -132,7 +130,7 @@ def play_out(state: KoiKoiState, choose: Chooser) -> Playout:
         raise ValueError("the game is over: there is no round to play out")
     me = state.turn
     you = 1 - me
-    hands, captured, calls, wild = state.hands, state.captured, state.calls, state.wild
+    hands, captured, calls = state.hands, state.captured, state.calls
     return _play_round(
         (state.rules, state.round, state.dealer, state.scores),
         int(state.phase),
@@ -149,35 +147,42 @@ def play_out(state: KoiKoiState, choose: Chooser) -> Playout:
         state.last_caller,
         state.turn_points,
         state.drawn,
-        wild[me],
-        wild[you],
+        list(state.wild),
         state.willow_seen,
         choose,
     )
 
 
 def random_rounds(rules: KoiKoiRules, n: int, seed: int) -> list[Playout]:
-    """``n`` first rounds played at random: round ``i`` is the first round of the game with seed
-    ``seed + i`` and seat 0 dealing (as ``new_game(rules, seed + i, first_dealer=0)`` deals it,
-    redeals included), played out by ``random_chooser(random.Random(seed))``, one chooser for all
-    the rounds. A round that the deal checks end (void, teyaku) is listed without play.
+    """``n`` first rounds (round 1, seat 0 dealing), dealt and played at random, every random
+    number drawn from one ``random.Random(seed)``: for each round, a deck shuffled by
+    :func:`~hanafuda_referee.dealing.shuffled_deck` and dealt by
+    :func:`~hanafuda_referee.dealing.deal_from_deck` (again for each redeal the deal checks ask
+    for), then the round's choices by :func:`random_chooser`. Round ``i`` is the first round of
+    ``new_game(rules, seed, deals, first_dealer=0)`` given those deals. A round that the deal
+    checks end (void, teyaku) is listed without play.
+
+    One random source for the whole batch, rather than one seeded per game as the engine's
+    deals are, saves seeding a Mersenne Twister per deal, which costs nearly as much as the
+    shuffle itself.
 
     >>> [p.result.round for p in random_rounds(KoiKoiRules.from_preset("nintendo"), 3, seed=5)]
     [1, 1, 1]
     """
-    choose = random_chooser(random.Random(seed))
+    rng = random.Random(seed)
+    choose = random_chooser(rng)
     start = rules.starting_points
     scores = (start, start)
     bit = _BIT.__getitem__
+    hand_end, field_end = 2 * HAND_SIZE, 2 * HAND_SIZE + FIELD_SIZE
     out: list[Playout] = []
-    for i in range(n):
-        number = 0
+    for _ in range(n):
         while True:
-            deal = shuffled_deal(seed + i, number, 2, HAND_SIZE, FIELD_SIZE)
-            number += 1
-            hand0 = sum(map(bit, deal.hands[0]))
-            hand1 = sum(map(bit, deal.hands[1]))
-            field = sum(map(bit, deal.field))
+            deck = shuffled_deck(rng)
+            # As deal_from_deck deals it: hands first (seat 0 first), then the field.
+            hand0 = sum(map(bit, deck[:HAND_SIZE]))
+            hand1 = sum(map(bit, deck[HAND_SIZE:hand_end]))
+            field = sum(map(bit, deck[hand_end:field_end]))
             verdict = (
                 _deal_checks(rules, (hand0, hand1), field)
                 if _deal_check_may_fire(hand0, hand1, field)
@@ -186,8 +191,8 @@ def random_rounds(rules: KoiKoiRules, n: int, seed: int) -> list[Playout]:
             if verdict is None:
                 # Round 1, seat 0 deals and plays: nothing captured, called or seen yet.
                 played = _play_round(
-                    (rules, 1, 0, scores), _PLAY, 0, hand0, hand1, field, deal.stock, 0,
-                    0, 0, 0, 0, -1, 0, 0, 0, 0, False, choose,
+                    (rules, 1, 0, scores), _PLAY, 0, hand0, hand1, field, deck[field_end:], 0,
+                    0, 0, 0, 0, -1, 0, 0, [0, 0], False, choose,
                 )  # fmt: skip
                 out.append(played)
                 break
@@ -209,31 +214,34 @@ def random_rounds(rules: KoiKoiRules, n: int, seed: int) -> list[Playout]:
 
 # --- internals -------------------------------------------------------------------------------
 
-#: Nibble masks for counting the cards of each month of a set at once (SWAR): after shifting
-#: card ``c`` to bit ``c - 1``, month ``m`` is nibble ``m - 1``.
-_PAIRS_OF_BITS = 0x5555_5555_5555
-_PAIRS_OF_PAIRS = 0x3333_3333_3333
-_ONES = 0x1111_1111_1111
-_FOURS = 0x4444_4444_4444
+#: Nibble masks for counting the cards of each month of a set at once (SWAR): card ``c`` is bit
+#: ``c``, so month ``m`` is the nibble of bits ``4m - 3`` to ``4m``. They span three sets of 48
+#: cards side by side (``_deal_check_may_fire``); one set uses the low twelve nibbles.
+_PAIRS_OF_BITS = int("5" * 36, 16) << 1
+_PAIRS_OF_PAIRS = int("3" * 36, 16) << 1
+_ONES = int("1" * 36, 16) << 1
+_FOURS = int("4" * 36, 16) << 1
+#: The twelve nibbles of each of three sets side by side.
+_SET_0, _SET_1, _SET_2 = (int("F" * 12, 16) << 1 + 48 * k for k in range(3))
 
 
 def _month_nibbles(cards: int) -> int:
     """Each month's card count (0 to 4) in its own nibble."""
-    x = cards >> 1
-    x -= (x >> 1) & _PAIRS_OF_BITS
-    return (x & _PAIRS_OF_PAIRS) + ((x >> 2) & _PAIRS_OF_PAIRS)
+    cards -= (cards >> 1) & _PAIRS_OF_BITS
+    return (cards & _PAIRS_OF_PAIRS) + ((cards >> 2) & _PAIRS_OF_PAIRS)
 
 
 def _deal_check_may_fire(hand0: int, hand1: int, field: int) -> bool:
     """False when no deal check can fire on these 8-card sets: none holds four cards of a month
     or only even month counts (four pairs). A cheap filter in front of ``game._deal_checks``,
     which decides whenever this says True: most deals fire nothing, and the filter costs a tenth
-    of the checks."""
-    for cards in (hand0, hand1, field):
-        counts = _month_nibbles(cards)
-        if counts & _FOURS or not counts & _ONES:
-            return True
-    return False
+    of the checks. The three sets are counted at once, side by side in one integer."""
+    counts = _month_nibbles(hand0 | hand1 << 48 | field << 96)
+    if counts & _FOURS:
+        return True
+    # Four pairs: a set without a month of odd count.
+    odd = counts & _ONES
+    return not odd & _SET_0 or not odd & _SET_1 or not odd & _SET_2
 
 
 def _settle(
@@ -252,25 +260,25 @@ def _settle(
 _Round = tuple[KoiKoiRules, int, int, tuple[int, int]]
 #: How a round ends: outcome, detail, winner (-1: none), and whether he scores his yaku as a stop.
 _Ending = tuple[str, str, int, bool]
-#: One seat's captured cards, koi-koi calls, and the month its wild lightning took (0: none).
-_Seat = tuple[int, int, int]
 
 
 def _end_round(
-    game: _Round, field: int, seat: int, mine: _Seat, theirs: _Seat, ending: _Ending
+    game: _Round,
+    field: int,
+    captured: list[int],
+    calls: tuple[int, int],
+    wild: list[int],
+    ending: _Ending,
 ) -> Playout:
     """The round's end, as the engine's ``_stop`` / ``_void`` / ``_exhausted`` compute it:
-    lightning collection, then the winner scored as a stop, or a fixed result. ``mine`` are the
-    values of ``seat``, ``theirs`` the other seat's."""
+    lightning collection, then the winner scored as a stop, or a fixed result. ``captured``,
+    ``calls`` and ``wild`` (the month each seat's wild lightning took, 0: none) are by seat."""
     rules, round_number, dealer, scores = game
     outcome, detail, winner, by_yaku = ending
     month = round_month(round_number)
-    in_seat_order = (mine, theirs) if seat == 0 else (theirs, mine)
-    captured = [cards for cards, _, _ in in_seat_order]
-    calls = [n for _, n, _ in in_seat_order]
-    for s, (_, _, wild_month) in enumerate(in_seat_order):
-        if wild_month:
-            cards = field & MONTH_MASKS[wild_month]
+    for s in (0, 1):
+        if wild[s]:
+            cards = field & MONTH_MASKS[wild[s]]
             field &= ~cards
             captured[s] |= cards
     if by_yaku:
@@ -317,7 +325,7 @@ def _play_round(
     hand: int,
     other_hand: int,
     field: int,
-    stock: tuple[int, ...],
+    stock: Sequence[int],
     pos: int,
     cap: int,
     other_cap: int,
@@ -326,14 +334,14 @@ def _play_round(
     last_caller: int,
     turn_points: int,
     drawn: int,
-    wild: int,
-    other_wild: int,
+    wild: list[int],
     willow_seen: bool,
     choose: Chooser,
 ) -> Playout:
     """The play-out loop. ``seat`` is the seat to act; its values are the unprefixed locals, the
     other seat's are ``other_*``, and the two are swapped at each turn (cheaper than indexing
-    pairs). ``step`` is where the turn resumes: a phase, or ``_CHECK``."""
+    pairs). ``step`` is the phase where the first turn resumes; ``wild`` (by seat) is the month
+    each seat's wild lightning took. One pass of the loop is one turn."""
     rules, round_number, dealer, _ = game
     points = points_function(rules)
     month = round_month(round_number)
@@ -341,41 +349,61 @@ def _play_round(
     wild_always = wild_mode == "on"
     wild_possible = wild_always or wild_mode == "before-november"
     refill = rules.refill_empty_field
-    dealer_empty_ends = rules.end_when_dealer_empty
     empty_hand_stops = not rules.last_turn_koikoi
     limit = rules.koikoi_limit
     n_stock = len(stock)
-    month_mask = _MONTH_MASK
-    month_of = MONTH_OF
+    # Locals: the loop reads them on every turn.
+    month_mask, month_of_bit, month_of = _MONTH_MASK, _MONTH_OF_BIT, MONTH_OF
+    pairs_of_bits, pairs_of_pairs, ones = _PAIRS_OF_BITS, _PAIRS_OF_PAIRS, _ONES
+    # Whether a willow has been seen matters only to a "before-november" wild lightning, so
+    # rather than watch every card, it is worked out when that lightning is in a hand: a willow
+    # was seen before, or has left a hand since (a hand card leaves only when played), or the
+    # stock (read in order) has gone past its first willow.
+    hand_willows = (hand | other_hand) & WILLOWS
+    first_willow = n_stock
+    if wild_mode == "before-november":
+        first_willow = next((i for i in range(pos, n_stock) if 1 << stock[i] & WILLOWS), n_stock)
     # Each seat's yaku points for its current captures and calls, kept up to date so that a turn
     # that captures nothing needs no scoring: the engine's turn_points is ``pts`` at turn start.
-    pts = points(cap, month, calls)
-    other_pts = points(other_cap, month, other_calls)
-    # The captures at the start of the turn (-1 when resuming mid-turn: check whatever happened).
-    turn_cap = cap if step == _PLAY else -1
+    pts = points(cap, month, calls) if cap else 0
+    other_pts = points(other_cap, month, other_calls) if other_cap else 0
+    # The captures at the start of the turn: the yaku check scores only when they changed. -1
+    # after a resumed draw (whatever happened before it must be checked); a resumed decision has
+    # had its check.
+    turn_cap = -1 if step == _TARGET else cap
 
     while True:
         if step == _PLAY:
             # 1. Play a hand card. legal_moves lists, for each hand card in card order, one play,
             # or two when it meets two field cards (lower target first), and after a wild
             # lightning one play per non-willow field card. Count them, then walk to the chosen
-            # one, without building the list. ``two``: the cards of months with two on the field;
+            # one, without building the list. ``two``: the cards of months with two on the field
+            # (each month's field count in a nibble, as _month_nibbles; a hand card's month has
+            # at most three there, so a count is two when its bit 1 is set and its bit 0 clear);
             # ``others``: the wild lightning's extra targets.
-            counts = field >> 1  # each month's field count in a nibble, as _month_nibbles
-            counts -= (counts >> 1) & _PAIRS_OF_BITS
-            counts = (counts & _PAIRS_OF_PAIRS) + ((counts >> 2) & _PAIRS_OF_PAIRS)
-            two = ((counts >> 1) & ~counts & _ONES) * 15 << 1
+            counts = field - ((field >> 1) & pairs_of_bits)
+            counts = (counts & pairs_of_pairs) + ((counts >> 2) & pairs_of_pairs)
+            two = ((counts >> 1) & ~counts & ones) * 15
             others = 0
-            if wild_possible and hand & _LIGHTNING_BIT and (wild_always or not willow_seen):
+            if (
+                wild_possible
+                and hand & _LIGHTNING_BIT
+                and (
+                    wild_always
+                    or not (
+                        willow_seen or hand_willows & ~(hand | other_hand) or pos > first_willow
+                    )
+                )
+            ):
                 others = field & _NOT_WILLOWS
+            # ``bit``: the card played; ``taken``: the field cards it takes (0: none).
             if not (hand & two or others):
                 # The usual case: one play per hand card, in card order.
                 rest = hand
                 for _ in range(choose(hand.bit_count())):
                     rest &= rest - 1
                 bit = rest & -rest
-                m = field & month_mask[bit.bit_length() - 1]
-                taken = bit | m if m else 0
+                taken = field & month_of_bit[bit]
             else:
                 i = choose(hand.bit_count() + (hand & two).bit_count() + others.bit_count())
                 rest = hand
@@ -384,14 +412,13 @@ def _play_round(
                     rest ^= bit
                     if bit & two:
                         if i < 2:
-                            m = field & month_mask[bit.bit_length() - 1]
+                            m = field & month_of_bit[bit]
                             low = m & -m
-                            taken = bit | (low if i == 0 else m ^ low)
+                            taken = low if i == 0 else m ^ low
                             break
                         i -= 2
                     elif i == 0:
-                        m = field & month_mask[bit.bit_length() - 1]
-                        taken = bit | m if m else 0
+                        taken = field & month_of_bit[bit]
                         break
                     else:
                         i -= 1
@@ -400,58 +427,56 @@ def _play_round(
                             # The wild lightning takes the i-th non-willow field card.
                             for _ in range(i):
                                 others &= others - 1
-                            target = others & -others
-                            taken = bit | target
-                            wild = month_of[target.bit_length() - 1]
+                            taken = others & -others
+                            wild[seat] = month_of[taken.bit_length() - 1]
                             break
                         i -= others.bit_count()
             hand ^= bit
-            if bit & _WILLOW_BITS:
-                willow_seen = True
             if taken:
-                field &= ~taken
-                cap |= taken
+                field ^= taken
+                cap |= taken | bit
             else:
                 field |= bit
-            # 2. Draw (skipped when the stock is empty).
-            step = _CHECK
+            # 2. Draw (skipped when the stock is empty). A drawn card that meets two field cards
+            # waits for its target: legal_moves lists the lower one first.
             if pos < n_stock:
                 drawn = stock[pos]
                 pos += 1
-                if month_of[drawn] == _WILLOW_MONTH:
-                    willow_seen = True
-                m = field & month_mask[drawn]
-                if m.bit_count() == 2:
-                    step = _TARGET
-                elif m:
-                    taken = 1 << drawn | m
-                    field &= ~taken
-                    cap |= taken
+                bit = 1 << drawn
+                taken = field & month_mask[drawn]
+                if not taken:
+                    field |= bit
                 else:
-                    field |= 1 << drawn
-        if step == _TARGET:
-            # The drawn card meets two field cards: legal_moves lists the lower target first.
+                    if taken.bit_count() == 2:
+                        low = taken & -taken
+                        taken = taken ^ low if choose(2) else low
+                    field ^= taken
+                    cap |= taken | bit
+        elif step == _TARGET:
+            # Resuming at the drawn card's target (the rest of the turn as above).
             m = field & month_mask[drawn]
             low = m & -m
-            taken = 1 << drawn | (m ^ low if choose(2) else low)
-            field &= ~taken
-            cap |= taken
-            step = _CHECK
+            taken = m ^ low if choose(2) else low
+            field ^= taken
+            cap |= taken | 1 << drawn
+            step = _PLAY
         # 3. The yaku check: a rise over the turn's starting points asks for a decision, unless
         # the referee must stop for the player. No capture, no rise.
-        if step == _CHECK and cap != turn_cap:
+        if cap != turn_cap:
             pts = points(cap, month, calls)
             if pts > turn_points:
                 if (empty_hand_stops and not hand) or (limit and calls >= limit):
                     return _end_round(
-                        game, field, seat, (cap, calls, wild), (other_cap, other_calls, other_wild),
+                        game, field, [cap, other_cap] if seat == 0 else [other_cap, cap],
+                        (calls, other_calls) if seat == 0 else (other_calls, calls), wild,
                         ("stop", "automatic", seat, True),
                     )  # fmt: skip
                 step = _DECISION
         if step == _DECISION:
             if choose(2):  # legal_moves lists koi-koi, then stop
                 return _end_round(
-                    game, field, seat, (cap, calls, wild), (other_cap, other_calls, other_wild),
+                    game, field, [cap, other_cap] if seat == 0 else [other_cap, cap],
+                    (calls, other_calls) if seat == 0 else (other_calls, calls), wild,
                     ("stop", "called", seat, True),
                 )  # fmt: skip
             calls += 1
@@ -459,26 +484,23 @@ def _play_round(
             # A call may change his points (points_after_koikoi); the rise rule then compares
             # his next turn with the new level.
             pts = points(cap, month, calls)
-        # The next turn (game._next_turn), unless the round ends here.
-        if (dealer_empty_ends and seat == dealer and not hand) or not (hand or other_hand):
+            step = _PLAY
+        # The next turn (game._next_turn), unless the round ends here: only after a turn that
+        # emptied the hand (the dealer's last card, or both hands played out).
+        if not hand:
             ending = _no_more_turns(rules, seat, dealer, last_caller, hand, other_hand)
             if ending is not None:
                 return _end_round(
-                    game, field, seat, (cap, calls, wild), (other_cap, other_calls, other_wild),
-                    ending,
+                    game, field, [cap, other_cap] if seat == 0 else [other_cap, cap],
+                    (calls, other_calls) if seat == 0 else (other_calls, calls), wild, ending,
                 )  # fmt: skip
         seat = 1 - seat
         hand, other_hand = other_hand, hand
         cap, other_cap = other_cap, cap
         calls, other_calls = other_calls, calls
-        wild, other_wild = other_wild, wild
         pts, other_pts = other_pts, pts
         turn_points = pts
         turn_cap = cap
         if refill and not field and pos < n_stock:
-            card = stock[pos]
+            field = 1 << stock[pos]
             pos += 1
-            field = 1 << card
-            if month_of[card] == _WILLOW_MONTH:
-                willow_seen = True
-        step = _PLAY

@@ -4,8 +4,9 @@ Two paths share one definition. :func:`yaku_of` is the readable one: it lists ea
 its cards and points. :func:`points_function` compiles a rule set into a function that returns
 only the yaku points, for the engine's hot path and for simulations: since every yaku group
 depends on its own cards only, each group's points are precomputed, by calling the readable path,
-into a table indexed by the group's cards (lights, animals, ribbons) or by their count (plains);
-specials are a few bit tests.
+into a table indexed by the group's cards (lights together with the viewing yaku, which need a
+light; animals; ribbons) or by their count (plains, two popcounts); ``tsukifuda`` is one bit
+test. A scoring is then four lookups and a few integer operations.
 
 >>> from hanafuda_referee.cards import Card, mask_of
 >>> from hanafuda_referee.koikoi.rules import KoiKoiRules
@@ -57,7 +58,9 @@ _RAINMAN = 1 << Card.WILLOW_RAINMAN
 _YELLOW = 1 << Card.PAULOWNIA_YELLOW
 _INOSHIKACHO = (1 << Card.CLOVER_BOAR) | (1 << Card.MAPLE_DEER) | (1 << Card.PEONY_BUTTERFLIES)
 _NON_RAIN_LIGHTS = LIGHTS & ~_RAINMAN
-_SPECIAL_IDS = frozenset(y for y, group in YAKU_GROUP.items() if group == "special")
+#: The most plains a capture pile can count: every plain, the yellow paulownia twice, the sake
+#: cup as two.
+_MOST_PLAINS = PLAINS.bit_count() + 3
 
 
 class Yaku(NamedTuple):
@@ -251,97 +254,128 @@ def points_function(rules: KoiKoiRules) -> PointsFunction:
 
 @lru_cache(maxsize=256)
 def _compiled_by_value(rules: KoiKoiRules) -> PointsFunction:
-    apool = animal_pool(rules)
-
-    def subsets(mask: int) -> list[int]:
-        out = [0]
-        for card in cards_of(mask):
-            out += [s | (1 << card) for s in out]
-        return out
-
-    def group_tables(after_koikoi: int) -> tuple[dict[int, int], ...]:
-        """Lights, ribbons and animals tables, then the kasu table (by plain count)."""
-
-        def group_points(cards: int) -> int:
-            # Only this group's cards are captured, so only this group's yaku can form (month 0:
-            # no tsukifuda; viewing needs a light and the sake cup, never in one group table).
-            return yaku_points(rules, cards, 0, after_koikoi)
-
-        lights = {s: group_points(s) for s in subsets(LIGHTS)}
-        ribbons = {s: group_points(s) for s in subsets(RIBBONS)}
-        animals = {s: group_points(s) for s in subsets(apool)}
-        # kasu by plain count: n plain cards (no sake cup, no yellow) make exactly n plains.
-        plain_cards = cards_of(PLAINS & ~_YELLOW)
-        kasu_by_count = {
-            n: group_points(sum(1 << c for c in plain_cards[:n]))
-            for n in range(len(plain_cards) + 1)
-        }
-        # Counts beyond one set of plain cards (the sake cup and the yellow paulownia add up to
-        # three) extend the kasu arithmetic linearly.
-        kasu = rules.yaku_rule("kasu")
-        kasu_points = _points(rules, kasu, bool(after_koikoi))
-        for n in range(len(plain_cards) + 1, 30):
-            kasu_by_count[n] = kasu_points + (n - 10 if kasu.extra else 0) if kasu.enabled else 0
-        return lights, ribbons, animals, kasu_by_count
-
-    tables = group_tables(0)
+    keys = _TableKeys.of(rules)
+    before = _group_tables(rules, keys, after_koikoi=False)
     # A player who has called koi-koi may score some yaku differently (points_after_koikoi).
-    after_tables = (
-        group_tables(1)
-        if any(y.points_after_koikoi for y in rules.yaku if y.id not in _SPECIAL_IDS)
-        else tables
+    if any(y.points_after_koikoi for y in rules.yaku):
+        return _points_by_calls(keys, before, _group_tables(rules, keys, after_koikoi=True))
+    return _points_ignoring_calls(keys, before)
+
+
+class _TableKeys(NamedTuple):
+    """Which cards each table of a rule set is indexed by.
+
+    ``lights``: the lights, plus the sake cup and the cards that spoil a viewing when viewing
+    yaku count (they live in the same table: a viewing yaku needs a light and the sake cup).
+    ``animals``: the animal pool. ``once`` / ``twice``: the cards that count as one plain for
+    ``kasu``, and those that count once more (a two-plain sake cup, a double yellow paulownia),
+    so that a plain count is two popcounts.
+    """
+
+    lights: int
+    animals: int
+    once: int
+    twice: int
+
+    @classmethod
+    def of(cls, rules: KoiKoiRules) -> _TableKeys:
+        spoil = {"off": 0, "any-willow": WILLOWS, "rain-man": _RAINMAN}[rules.rain_spoils_viewing]
+        viewing = _SAKE | spoil if rules.viewing != "off" else 0
+        sake_plains = {"animal-and-plain": 1, "plain-only": 1, "animal-and-two-plains": 2}.get(
+            rules.sake_cup, 0
+        )
+        once = PLAINS | (_SAKE if sake_plains else 0)
+        twice = (_SAKE if sake_plains == 2 else 0) | (
+            _YELLOW if rules.yellow_paulownia_double else 0
+        )
+        return cls(LIGHTS | viewing, animal_pool(rules), once, twice)
+
+
+class _GroupTables(NamedTuple):
+    """One rule set's yaku points, group by group, before or after a koi-koi call: the light and
+    viewing yaku, the ribbon yaku and the animal yaku by the table's cards, ``kasu`` by plain
+    count, and the points of ``tsukifuda`` (0 when it is off)."""
+
+    lights: dict[int, int]
+    ribbons: dict[int, int]
+    animals: dict[int, int]
+    plains: tuple[int, ...]
+    tsukifuda: int
+
+
+#: The groups of :data:`YAKU_GROUP` each table sums ("special" with month 0: the viewing yaku).
+_LIGHT_TABLE_GROUPS = frozenset(("lights", "special"))
+
+
+def _group_tables(rules: KoiKoiRules, keys: _TableKeys, after_koikoi: bool) -> _GroupTables:
+    """The tables of one rule set, every entry computed by the readable path (:func:`yaku_of`)
+    on the table's own cards, so the fast path cannot disagree with it."""
+    calls = 1 if after_koikoi else 0
+
+    def group_points(cards: int, groups: frozenset[str]) -> int:
+        # Month 0: no tsukifuda here (it has its own term).
+        return sum(y.points for y in yaku_of(rules, cards, 0, calls) if YAKU_GROUP[y.id] in groups)
+
+    def table(mask: int, groups: frozenset[str]) -> dict[int, int]:
+        subsets = [0]
+        for card in cards_of(mask):
+            subsets += [s | (1 << card) for s in subsets]
+        return {s: group_points(s, groups) for s in subsets}
+
+    # kasu by plain count: n plain cards (no sake cup, no yellow) make exactly n plains. Counts
+    # beyond one set of them (the sake cup and the yellow paulownia add up to three) extend
+    # kasu's arithmetic linearly.
+    plain_cards = cards_of(PLAINS & ~_YELLOW)
+    kasu_only = frozenset(("plains",))
+    plains = [
+        group_points(sum(1 << c for c in plain_cards[:n]), kasu_only)
+        for n in range(len(plain_cards) + 1)
+    ]
+    kasu = rules.yaku_rule("kasu")
+    kasu_points = _points(rules, kasu, after_koikoi)
+    for n in range(len(plain_cards) + 1, _MOST_PLAINS + 1):
+        plains.append(kasu_points + (n - 10 if kasu.extra else 0) if kasu.enabled else 0)
+    tsukifuda = rules.yaku_rule("tsukifuda")
+    return _GroupTables(
+        table(keys.lights, _LIGHT_TABLE_GROUPS),
+        table(RIBBONS, frozenset(("ribbons",))),
+        table(keys.animals, frozenset(("animals",))),
+        tuple(plains),
+        _points(rules, tsukifuda, after_koikoi) if tsukifuda.enabled else 0,
     )
 
-    sake_plains = {"animal-and-plain": 1, "plain-only": 1, "animal-and-two-plains": 2}.get(
-        rules.sake_cup, 0
-    )
-    yellow_double = 1 if rules.yellow_paulownia_double else 0
-    viewing_on = rules.viewing != "off"
-    one_view = rules.viewing == "one-per-round"
-    spoil = {"off": 0, "any-willow": WILLOWS, "rain-man": _RAINMAN}[rules.rain_spoils_viewing]
-    hanami, tsukimi = rules.yaku_rule("hanami-zake"), rules.yaku_rule("tsukimi-zake")
-    hanami_points = (
-        (_points(rules, hanami, False), _points(rules, hanami, True)) if hanami.enabled else (0, 0)
-    )
-    tsukimi_points = (
-        (_points(rules, tsukimi, False), _points(rules, tsukimi, True))
-        if tsukimi.enabled
-        else (0, 0)
-    )
-    tsukifuda = rules.yaku_rule("tsukifuda")
-    tsukifuda_on = tsukifuda.enabled
-    tsukifuda_points = (
-        (_points(rules, tsukifuda, False), _points(rules, tsukifuda, True))
-        if tsukifuda.enabled
-        else (0, 0)
-    )
-    lights_mask, ribbons_mask, plains_mask = LIGHTS, RIBBONS, PLAINS
-    sake, curtain, moon, yellow = _SAKE, _CURTAIN, _MOON, _YELLOW
-    months = MONTH_MASKS
+
+def _points_ignoring_calls(keys: _TableKeys, tables: _GroupTables) -> PointsFunction:
+    """The points function of a rule set that scores the same before and after a koi-koi call:
+    four table lookups, and the round month's four cards for ``tsukifuda``."""
+    light_key, animal_key, once, twice = keys
+    lights, ribbons, animals, plains, tsukifuda = tables
+    ribbon_key, months = RIBBONS, MONTH_MASKS
 
     def points(captured: int, month: int, calls: int) -> int:
-        light_table, ribbon_table, animal_table, plain_table = after_tables if calls else tables
+        n = (captured & once).bit_count()
+        if captured & twice:  # rarely: the second count costs a tenth of the function
+            n += (captured & twice).bit_count()
         total = (
-            light_table[captured & lights_mask]
-            + ribbon_table[captured & ribbons_mask]
-            + animal_table[captured & apool]
+            lights[captured & light_key]
+            + ribbons[captured & ribbon_key]
+            + animals[captured & animal_key]
+            + plains[n]
         )
-        n = (captured & plains_mask).bit_count()
-        if captured & sake:
-            n += sake_plains
-            if viewing_on and not captured & spoil:
-                after = 1 if calls else 0
-                h = hanami_points[after] if captured & curtain else 0
-                t = tsukimi_points[after] if captured & moon else 0
-                total += max(h, t) if one_view else h + t
-        if yellow_double and captured & yellow:
-            n += 1
-        total += plain_table[n]
-        if month and tsukifuda_on:
-            m = months[month]
-            if captured & m == m:
-                total += tsukifuda_points[1 if calls else 0]
+        if month and tsukifuda and captured & months[month] == months[month]:
+            total += tsukifuda
         return total
+
+    return points
+
+
+def _points_by_calls(keys: _TableKeys, before: _GroupTables, after: _GroupTables) -> PointsFunction:
+    """The points function of a rule set where a koi-koi call changes some yaku's points."""
+    points_before = _points_ignoring_calls(keys, before)
+    points_after = _points_ignoring_calls(keys, after)
+
+    def points(captured: int, month: int, calls: int) -> int:
+        return (points_after if calls else points_before)(captured, month, calls)
 
     return points
 
