@@ -203,10 +203,10 @@ async def test_retry_with_same_request_id_returns_first_answer(
     replica = backend.replica(store)
     # The retry carries the same request; whatever else it says, it changes nothing.
     assert await replica.commit("g1", 0, state(9), [b"x"], "req-1", b"other") == Duplicate(
-        b"answer-1\x00"
+        b"answer-1\x00", 1
     )
     assert await store.commit("g1", 1, state(9), [b"x"], "req-1", b"other") == Duplicate(
-        b"answer-1\x00"
+        b"answer-1\x00", 1
     )
     assert await store.load("g1") == GameRecord(1, state(1), META)
     assert [e.version for e in await store.events("g1", -1, 10)] == [0, 1]
@@ -214,7 +214,9 @@ async def test_retry_with_same_request_id_returns_first_answer(
     assert await store.commit("g1", 1, state(2), [], "req-2", b"answer-2") == Committed(2)
     await make_game(store, "g2")
     assert await store.commit("g2", 0, state(1), [], "req-1", b"g2-answer") == Committed(1)
-    assert await store.commit("g1", 0, b"", [], "req-1", b"") == Duplicate(b"answer-1\x00")
+    assert await store.commit("g1", 0, b"", [], "req-1", b"") == Duplicate(b"answer-1\x00", 1)
+    # The duplicate says which version the answered commit produced, not the current one.
+    assert await store.commit("g1", 2, b"", [], "req-2", b"") == Duplicate(b"answer-2", 2)
 
 
 async def test_concurrent_retries_of_one_request_apply_it_once(
@@ -229,7 +231,7 @@ async def test_concurrent_retries_of_one_request_apply_it_once(
         )
     )
     assert results.count(Committed(1)) == 1
-    assert results.count(Duplicate(b"the-answer")) == 11
+    assert results.count(Duplicate(b"the-answer", 1)) == 11
     assert (await store.load("g1") or GameRecord(-1, b"", b"")).version == 1
 
 
@@ -238,12 +240,12 @@ async def test_answers_expire_after_their_time_to_live(backend: Backend) -> None
     await make_game(store)
     assert await store.commit("g1", 0, state(1), [], "req-1", b"a1") == Committed(1)
     await backend.advance(0.1)
-    assert await store.commit("g1", 0, state(1), [], "req-1", b"a1") == Duplicate(b"a1")
+    assert await store.commit("g1", 0, state(1), [], "req-1", b"a1") == Duplicate(b"a1", 1)
     await backend.advance(0.4)
     # Forgotten: the retry is now judged on its version like any other request.
     assert await store.commit("g1", 0, state(1), [], "req-1", b"a1") == Conflict(1, state(1))
     assert await store.commit("g1", 1, state(2), [], "req-1", b"a2") == Committed(2)
-    assert await store.commit("g1", 1, state(2), [], "req-1", b"a2") == Duplicate(b"a2")
+    assert await store.commit("g1", 1, state(2), [], "req-1", b"a2") == Duplicate(b"a2", 2)
 
 
 async def test_answers_are_never_kept_longer_than_the_game_may_live(backend: Backend) -> None:
@@ -393,6 +395,38 @@ async def test_watch_ends_when_the_game_is_deleted(store: GameStore) -> None:
     assert await asyncio.wait_for(follower, 3) == [0, 1]
 
 
+async def test_commits_and_deletion_wake_watchers_at_once(backend: Backend) -> None:
+    """A waiting watcher is woken by the commit (or the deletion) itself, not by its periodic
+    wake-up: with that period at a minute, every step here must still take seconds at most."""
+    store = backend.open(watch_block=60)
+    await make_game(store)
+    seen: list[int] = []
+    changed = asyncio.Event()
+
+    async def follow() -> None:
+        async for entry in store.watch("g1", -1):
+            seen.append(entry.version)
+            changed.set()
+
+    follower = asyncio.create_task(follow())
+    try:
+        for version in range(1, 4):
+            async with asyncio.timeout(10):
+                while seen[-1:] != [version - 1]:
+                    await changed.wait()
+                    changed.clear()
+            await store.commit("g1", version - 1, state(version), [], None, b"")
+        async with asyncio.timeout(10):
+            while seen[-1:] != [3]:
+                await changed.wait()
+                changed.clear()
+        await store.delete("g1")
+        await asyncio.wait_for(follower, 10)
+    finally:
+        follower.cancel()
+    assert seen == [0, 1, 2, 3]
+
+
 async def test_cancelling_a_watcher_leaves_the_store_usable(store: GameStore) -> None:
     await make_game(store)
 
@@ -423,7 +457,7 @@ async def test_commits_refresh_the_idle_time_and_idle_games_expire(backend: Back
     # 0.8 s after the first commit, 0.4 s after the last: alive, with all its parts.
     assert await store.load("g1") == GameRecord(2, state(2), META)
     assert [e.version for e in await store.events("g1", -1, 10)] == [0, 1, 2]
-    assert await store.commit("g1", 0, b"", [], "req", b"") == Duplicate(b"a")
+    assert await store.commit("g1", 0, b"", [], "req", b"") == Duplicate(b"a", 2)
     await backend.advance(0.8)
     # Reads did not refresh it.
     assert await store.load("g1") is None
@@ -433,7 +467,7 @@ async def test_commits_refresh_the_idle_time_and_idle_games_expire(backend: Back
         await store.commit("g1", 2, state(3), [], None, b"")
     assert await store.count_games() == 0
     if backend.is_redis:
-        assert await backend.raw_keys() == []  # stream and answers expired with the record
+        assert await backend.raw_keys() == []  # log and answers expired with the record
     await store.create("g1", b"again", b"m", [])
     assert await store.events("g1", -1, 10) == [VersionedEvents(0, [])]
 

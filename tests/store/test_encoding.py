@@ -10,6 +10,7 @@ from hanafuda_referee.store.encoding import (
     decode_record,
     encode_record,
     pack_events,
+    request_digest,
     unpack_events,
 )
 from hanafuda_referee.store.keys import KeySpace
@@ -44,6 +45,13 @@ def test_record_round_trip_keeps_colons_and_binary_in_meta_and_state() -> None:
     assert decode_record(encode_record(0, b"", b"")) == (0, b"", b"")
 
 
+def test_request_ids_are_kept_as_fixed_size_digests() -> None:
+    short, long = request_digest("r"), request_digest("x" * 128)
+    assert len(short) == len(long) == 16
+    assert request_digest("r") == short
+    assert len({request_digest(f"req-{n}") for n in range(1000)}) == 1000
+
+
 def test_a_truncated_record_is_refused() -> None:
     with pytest.raises(ValueError, match="record"):
         decode_record(b"3:10:short")
@@ -54,7 +62,8 @@ def test_all_keys_of_a_game_share_one_cluster_slot() -> None:
         keys = KeySpace("some-prefix:").game(game_id)
         slots = {key_slot(key.encode()) for key in keys.all()}
         assert slots == {key_slot(game_id.encode())}
-        assert len(set(keys.all())) == 3
+        assert key_slot(keys.channel.encode()) == key_slot(game_id.encode())
+        assert len({*keys.all(), keys.channel}) == 3
 
 
 def test_a_prefix_with_braces_is_refused() -> None:
@@ -63,8 +72,8 @@ def test_a_prefix_with_braces_is_refused() -> None:
 
 
 def test_record_pattern_escapes_glob_characters_of_the_prefix() -> None:
-    assert KeySpace("hf:").record_pattern() == "hf:{*}:g"
-    assert KeySpace("a*b?[c]\\:").record_pattern() == "a\\*b\\?\\[c\\]\\\\:{*}:g"
+    assert KeySpace("hf:").game_pattern() == "hf:{*}:g"
+    assert KeySpace("a*b?[c]\\:").game_pattern() == "a\\*b\\?\\[c\\]\\\\:{*}:g"
 
 
 @pytest.mark.parametrize(

@@ -93,7 +93,7 @@ async def assert_all_fail_fast(store: RedisStore) -> None:
 
 async def assert_game_intact_and_usable(store: RedisStore) -> None:
     assert await store.load("g1") == GameRecord(1, b"s1", b"meta")
-    assert await store.commit("g1", 0, b"x", [], "r1", b"") == Duplicate(b"a1")
+    assert await store.commit("g1", 0, b"x", [], "r1", b"") == Duplicate(b"a1", 1)
     assert await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2") == Committed(2)
     assert await store.events("g1", -1, 10) == [
         VersionedEvents(0, [b"e0"]),

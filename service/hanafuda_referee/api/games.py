@@ -471,15 +471,19 @@ class HostedGames:
                         _wrap_state(after.event_count, game.adapter.encode_state(new_state)),
                         entry,
                         store_request_id,
-                        answer.SerializeToString(),
+                        # Nothing: a retry's answer is rebuilt from the log (_replayed_answer),
+                        # which keeps a busy game small in the store.
+                        b"",
                     )
             match result:
                 case Committed():
                     assert answer is not None
                     self._cache.put(after)
                     return answer
-                case Duplicate(answer=stored):
-                    return service_pb2.SubmitMoveResponse.FromString(stored)
+                case Duplicate(answer=stored, version=answered):
+                    if stored:  # kept by an earlier release, which stored whole answers
+                        return service_pb2.SubmitMoveResponse.FromString(stored)
+                    return await self._replayed_answer(game, seat, answered)
                 case Conflict(version=version, state=state):
                     if refusal is not None and version == game.version:
                         raise refusal
@@ -487,6 +491,37 @@ class HostedGames:
                     self._cache.put(game)
                     fresh = duplicates_checked = True
         raise ApiError("UNAVAILABLE", "the game changed too often to take the move; retry")
+
+    async def _replayed_answer(
+        self, game: _Game, seat: int, version: int
+    ) -> service_pb2.SubmitMoveResponse:
+        """The answer ``seat`` got for the move that produced (store) ``version``, rebuilt by
+        replaying the log: the same events and view, byte for byte. Retries are rare; storing
+        every answer instead would make each game several times larger in the store."""
+        state: Any = None
+        blobs: Sequence[bytes] = ()
+        after = -1
+        while after < version:
+            with _store_failures(game.game_id):
+                page = await self._store.events(
+                    game.game_id, after, min(_LOG_PAGE, version - after)
+                )
+            if not page:
+                raise ApiError("UNAVAILABLE", "the game's log is incomplete; retry")
+            for entry in page:
+                header = _Header.decode(entry.events[0])
+                with engine_refusals():
+                    if header.move is None or header.seat is None:
+                        state = game.adapter.decode_state(header.initial_state)
+                    else:
+                        state, _ = game.adapter.apply(state, header.seat, header.move)
+                blobs = entry.events
+            after = page[-1].version
+        return service_pb2.SubmitMoveResponse(
+            events=self._events(game, state, version, blobs, seat),
+            view=game.adapter.view(state, seat, game.info, version + 1),
+            version=version + 1,
+        )
 
     # -- watch ---------------------------------------------------------------------------------
 

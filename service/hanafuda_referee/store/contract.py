@@ -51,9 +51,14 @@ class Committed:
 
 @dataclass(frozen=True, slots=True)
 class Duplicate:
-    """The request id was already answered for this game: nothing changed, here is that answer."""
+    """The request id was already answered for this game: nothing changed, here is that answer.
+
+    ``version`` is the version the answered commit produced, so a caller that stores no answer
+    (or only a short one) can rebuild the full reply from the log up to that version.
+    """
 
     answer: bytes
+    version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +113,18 @@ class GameStore(Protocol):
         """Atomically record one accepted move.
 
         In this order: if ``request_id`` was already answered for this game (and the answer has
-        not expired) return :class:`Duplicate` with that answer; else if the stored version is
+        not expired) return :class:`Duplicate` with that answer and the version its commit
+        produced; else if the stored version is
         not ``expected_version`` return :class:`Conflict` with the current version and state;
         else store ``new_state`` at version + 1, append ``events`` as that version's log entry,
         remember ``answer`` under ``request_id`` (when given) for the answer time-to-live
         (capped by the idle time),
         refresh the game's idle time and return :class:`Committed`. Only the last case changes
         anything.
+
+        Answers are kept for every request id of the last answer time-to-live, so their size is
+        what a busy game's memory grows with: keep them short (the service stores none and
+        rebuilds a retry's reply from the log, see :class:`Duplicate`).
 
         Raises :class:`~.errors.GameNotFound` if the game does not exist.
         """

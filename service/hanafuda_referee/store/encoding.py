@@ -1,24 +1,38 @@
-"""Byte layouts of what the Redis store writes: the game record and a move's packed events.
+"""Byte layouts of what the Redis store writes: the game record, a move's packed events and the
+hash field of a request id.
 
 Record: one string ``<version>:<meta length>:<meta><state>`` (decimal ASCII header, raw bytes
-after). One key per game instead of a hash keeps the per-key overhead single, a 600-byte state
-would push a hash out of its compact listpack encoding anyway, and the commit script rewrites the
-record whole while reading the version with one pattern match. Meta comes first because its
-length is fixed at creation; the state is simply the rest.
+after), element 0 of the game's list. The commit script rewrites it whole while reading the version
+with one pattern match. Meta comes first because its length is fixed at creation; the state is
+simply the rest.
 
-Events of one move: one stream field ``e`` whose value is the events, each prefixed by its length
-as an unsigned LEB128 varint. A single field with the same name in every entry lets the stream
-store the field name once per node (its "same fields" compression) instead of once per event, and
-keeps one entry per version whatever the number of events (zero included).
+Events of one move: one list element, the events each prefixed by its length as an unsigned LEB128
+varint. One element per version whatever the number of events (zero included), with no field names
+or entry ids beside it: the element's index is the version.
+
+Request ids: a retry is recognised by the 16-byte BLAKE2b digest of its request id, not the id
+itself. Every field of the answers hash then has the same small size whatever ids clients choose,
+which keeps the hash in Redis's compact listpack encoding (fields up to 64 bytes); two ids of one
+game colliding within an answer's lifetime has a probability of about 2^-128 per pair.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from .contract import GameRecord
 
-__all__ = ["decode_record", "encode_record", "pack_events", "unpack_events"]
+__all__ = [
+    "decode_record",
+    "encode_record",
+    "pack_events",
+    "request_digest",
+    "unpack_events",
+]
+
+#: Bytes of a request id digest.
+REQUEST_DIGEST_BYTES = 16
 
 
 def encode_record(version: int, meta: bytes, state: bytes) -> bytes:
@@ -74,3 +88,8 @@ def unpack_events(packed: bytes) -> list[bytes]:
         events.append(packed[pos : pos + size])
         pos += size
     return events
+
+
+def request_digest(request_id: str) -> bytes:
+    """The answers-hash field of ``request_id``: its 16-byte BLAKE2b digest."""
+    return hashlib.blake2b(request_id.encode(), digest_size=REQUEST_DIGEST_BYTES).digest()

@@ -1,9 +1,10 @@
-"""The Redis key names of a game.
+"""The Redis key names of a game, and the name of its notification channel.
 
-Every key of one game carries the game id as its hash tag (``<prefix>{<game_id>}:<kind>``), so a
-Redis Cluster stores all of them in one slot: the commit script may then touch them together, and a
-game never spans two shards. A game id may therefore not contain braces (a ``}`` would end the tag
-early and split a game over slots; :func:`.validation.check_game_id` refuses them).
+Every name of one game carries the game id as its hash tag (``<prefix>{<game_id>}:<kind>``), so a
+Redis Cluster stores all of them in one slot: the Lua scripts may then touch them together, the
+commit script may publish on the game's sharded channel, and a game never spans two shards. A game
+id may therefore not contain braces (a ``}`` would end the tag early and split a game over slots;
+:func:`.validation.check_game_id` refuses them).
 """
 
 from __future__ import annotations
@@ -17,18 +18,21 @@ __all__ = ["GameKeys", "KeySpace"]
 
 @dataclass(frozen=True, slots=True)
 class GameKeys:
-    """The Redis keys of one game, all in the same cluster slot."""
+    """The Redis keys of one game and its channel, all in the same cluster slot."""
 
-    #: String: ``<version>:<meta length>:<meta><state>`` (see :mod:`.encoding`).
-    record: str
-    #: Stream: one entry per version, ID ``<version>-1``, one field ``e`` = the packed events.
-    events: str
-    #: Hash: request id -> ``<expiry unix ms>:<answer>``; absent while no answer is kept.
+    #: List: index 0 is the record ``<version>:<meta length>:<meta><state>`` (see
+    #: :mod:`.encoding`); index ``v + 1`` is the log entry of version ``v`` (its packed events).
+    game: str
+    #: Hash: request id digest -> ``<expiry unix ms>:<version>:<answer>``; absent while no answer
+    #: is kept.
     answers: str
+    #: Sharded pub/sub channel (not a key): each commit publishes the new version on it, which
+    #: wakes the game's watchers.
+    channel: str
 
-    def all(self) -> tuple[str, str, str]:
-        """The keys in the order the Lua scripts expect them as KEYS[1..3]."""
-        return (self.record, self.events, self.answers)
+    def all(self) -> tuple[str, str]:
+        """The keys (not the channel) in the order the Lua scripts expect them as KEYS[1..2]."""
+        return (self.game, self.answers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +48,14 @@ class KeySpace:
     def game(self, game_id: str) -> GameKeys:
         """The keys of ``game_id`` (validated)."""
         base = f"{self.prefix}{{{check_game_id(game_id)}}}:"
-        return GameKeys(record=base + "g", events=base + "e", answers=base + "a")
+        return GameKeys(game=base + "g", answers=base + "a", channel=base + "w")
 
-    def record_pattern(self) -> str:
-        """A SCAN MATCH pattern for the record keys of this prefix (one per game)."""
+    def game_pattern(self) -> str:
+        """A SCAN MATCH pattern for the game keys of this prefix (one per game)."""
         escaped = "".join("\\" + ch if ch in "*?[]\\" else ch for ch in self.prefix)
         return escaped + "{*}:g"
+
+    def probe(self) -> str:
+        """The key the benchmark's reference write sets (no hash tag: it belongs to no game, and
+        the game pattern does not match it)."""
+        return self.prefix + "probe"

@@ -45,8 +45,9 @@ class _Game:
     meta: bytes
     log: list[tuple[bytes, ...]]
     expires_at: float
-    #: request id -> (expiry time, answer), in insertion order, which is expiry order.
-    answers: dict[str, tuple[float, bytes]] = field(default_factory=dict)
+    #: request id -> (expiry time, version produced, answer), in insertion order, which is
+    #: expiry order.
+    answers: dict[str, tuple[float, int, bytes]] = field(default_factory=dict)
     #: Set (and replaced) on every commit and on removal, to wake watchers.
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -72,6 +73,7 @@ class MemoryStore:
         self._clock = clock
         self._games: OrderedDict[str, _Game] = OrderedDict()
         self._closed = False
+        self._probe = 0.0
 
     # -- expiry -----------------------------------------------------------------------------
 
@@ -140,7 +142,7 @@ class MemoryStore:
         if request_id is not None:
             kept = game.answers.get(request_id)
             if kept is not None and kept[0] > now:
-                return Duplicate(answer=kept[1])
+                return Duplicate(answer=kept[2], version=kept[1])
         if game.version != expected_version:
             return Conflict(version=game.version, state=game.state)
         game.state = new_state
@@ -148,7 +150,7 @@ class MemoryStore:
         if request_id is not None:
             _prune_answers(game.answers, now)
             game.answers.pop(request_id, None)  # re-insert at the end: keeps expiry order
-            game.answers[request_id] = (now + self._settings.answer_keep, answer)
+            game.answers[request_id] = (now + self._settings.answer_keep, game.version, answer)
         self._touch(game_id, game)
         game.wake_watchers()
         return Committed(version=game.version)
@@ -202,6 +204,12 @@ class MemoryStore:
         """Always available while open."""
         self._check_open()
 
+    async def write_probe(self) -> None:
+        """The benchmark's reference write: one plain write that touches no game (here, one
+        attribute of this object)."""
+        self._check_open()
+        self._probe = time.monotonic()
+
     async def close(self) -> None:
         """Forget every game and end the watchers."""
         for game in self._games.values():
@@ -218,9 +226,9 @@ def _entries(game: _Game, after_version: int, limit: int) -> list[VersionedEvent
     ]
 
 
-def _prune_answers(answers: dict[str, tuple[float, bytes]], now: float) -> None:
+def _prune_answers(answers: dict[str, tuple[float, int, bytes]], now: float) -> None:
     while answers:
-        request_id, (expires_at, _) = next(iter(answers.items()))
+        request_id, (expires_at, _, _) = next(iter(answers.items()))
         if expires_at > now:
             return
         del answers[request_id]

@@ -9,18 +9,18 @@ Two clients per store, both with short connect timeouts and **no automatic retri
   it safely with a request id. After an outage nothing needs restarting: the pool notices closed
   connections when it hands them out and reconnects, and a cluster client refreshes its slot map
   after a connection error.
-* ``watch`` for XREAD BLOCK only. redis-py applies the socket timeout to every reply, so a client
-  whose timeout is shorter than the block time would cut every blocking read; this client's read
-  timeout is the block time plus the socket timeout. Each waiting watcher holds one of its
-  connections while it blocks.
+* ``watch`` for the watchers' subscriptions only (sharded pub/sub: SSUBSCRIBE to the game's
+  channel). redis-py applies the socket timeout to every reply, so a client whose timeout is
+  shorter than the wait would cut every wait for a message; this client's read timeout is the
+  watch wake-up period plus the socket timeout. Each watcher holds one of its connections for as
+  long as it follows a game.
 
 Both speak RESP2: every reply shape the store parses is then the same on every server version,
 and nothing here needs RESP3.
 
 The single-server and cluster variants differ in four places only, which :class:`Clients`
-hides: discovering the cluster before use, routing a blocking XREAD (a cluster client would
-otherwise ask a node for the keys of every XREAD with COMMAND GETKEYS, as XREAD's key positions
-are not fixed), scanning every primary, and closing.
+hides: discovering the cluster before use, subscribing on the node that owns the game's slot,
+scanning every primary, and closing.
 """
 
 from __future__ import annotations
@@ -28,15 +28,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import ConnectionPool, Redis
+from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import AskError, ConnectionError
 
 from .scripts import ScriptRunner
 from .settings import StoreSettings
 
-__all__ = ["Clients", "ClusterClients", "SingleClients"]
+__all__ = ["Clients", "ClusterClients", "SingleClients", "Subscription"]
 
 _SCAN_BATCH = 1000
 
@@ -52,6 +54,48 @@ def _options(settings: StoreSettings, socket_timeout: float) -> dict[str, Any]:
     }
 
 
+class Subscription:
+    """One watcher's subscription to a game's sharded channel, on a connection of its own.
+
+    Messages are only wake-ups (each commit publishes its version): the watcher reads the log
+    itself, so a message that arrives while it reads, or several merged into one wake-up, lose
+    nothing. What would lose something is a commit published before the subscription took effect,
+    hence :meth:`open` returns only once the server has confirmed it. A lost connection is never
+    silently re-established (the clients do not retry): it raises, and the watcher resumes.
+    """
+
+    def __init__(self, pubsub: PubSub, channel: str) -> None:
+        self._pubsub = pubsub
+        self._channel = channel
+
+    async def open(self) -> None:
+        """Subscribe, and wait until the server says the subscription is in effect."""
+        await self._pubsub.ssubscribe(self._channel)
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=None)
+            except AskError as error:  # MOVED included: the slot is moving or just moved
+                raise ConnectionError(f"the game's slot is not on this node: {error}") from error
+            if message is not None and message["type"] == "ssubscribe":
+                return
+
+    async def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a message; True if one (or more) came."""
+        message = await self._pubsub.get_message(timeout=timeout)
+        if message is None:
+            return False
+        while message is not None:
+            if message["type"] == "sunsubscribe":
+                # The server dropped the subscription (its slot moved to another node).
+                raise ConnectionError("the game's channel subscription was ended by the server")
+            message = await self._pubsub.get_message(timeout=0)
+        return True
+
+    async def close(self) -> None:
+        """Drop the subscription and its connection."""
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it bare
+
+
 class Clients(ABC):
     """The connections of one RedisStore."""
 
@@ -65,8 +109,8 @@ class Clients(ABC):
         """Make the clients ready to route commands (a cluster client: learn the slot map)."""
 
     @abstractmethod
-    async def xread(self, key: str, after_id: str, count: int, block_ms: int) -> Any:
-        """XREAD COUNT ``count`` BLOCK ``block_ms`` STREAMS ``key`` ``after_id`` (parsed reply)."""
+    async def subscription(self, channel: str) -> Subscription:
+        """A new, not yet opened, subscription to ``channel`` (on the node owning its slot)."""
 
     @abstractmethod
     async def count_keys(self, pattern: str) -> int:
@@ -93,11 +137,8 @@ class SingleClients(Clients):
     async def ready(self) -> None:
         return None
 
-    async def xread(self, key: str, after_id: str, count: int, block_ms: int) -> Any:
-        client: ScriptRunner = self._watch
-        return await client.execute_command(
-            "XREAD", "COUNT", count, "BLOCK", block_ms, "STREAMS", key, after_id
-        )
+    async def subscription(self, channel: str) -> Subscription:
+        return Subscription(self._watch.pubsub(), channel)
 
     async def count_keys(self, pattern: str) -> int:
         client: ScriptRunner = self._main
@@ -126,6 +167,9 @@ class ClusterClients(Clients):
         self._watch: RedisCluster = RedisCluster.from_url(
             url, **_options(settings, settings.watch_block + settings.socket_timeout)
         )
+        self._max_connections = settings.max_connections
+        #: node name -> a client of that node alone, for the watchers' subscriptions.
+        self._node_clients: dict[str, Redis] = {}
 
     @property
     def main(self) -> ScriptRunner:
@@ -139,14 +183,24 @@ class ClusterClients(Clients):
         # the slot map is known.
         await self._main.initialize()
 
-    async def xread(self, key: str, after_id: str, count: int, block_ms: int) -> Any:
+    async def subscription(self, channel: str) -> Subscription:
+        # A plain client per node rather than redis-py's ClusterPubSub: a watcher follows one
+        # channel, and if its slot moves the server ends the subscription, which the watcher
+        # reports (it then resumes through a client that has learnt the new slot map).
         await self._watch.initialize()  # no-op once the slot map is known
-        node = self._watch.get_node_from_key(key)
-        client: ScriptRunner = self._watch
-        return await client.execute_command(
-            "XREAD", "COUNT", count, "BLOCK", block_ms, "STREAMS", key, after_id,
-            target_nodes=node,
-        )  # fmt: skip
+        node = self._watch.get_node_from_key(channel)
+        if node is None:
+            raise ConnectionError("no cluster node serves the game's slot")
+        client = self._node_clients.get(node.name)
+        if client is None:
+            # The node's connection settings: its address, and the cluster client's options.
+            pool = ConnectionPool(
+                connection_class=node.connection_class,
+                max_connections=self._max_connections,
+                **node.connection_kwargs,
+            )
+            client = self._node_clients[node.name] = Redis(connection_pool=pool)
+        return Subscription(client.pubsub(), channel)
 
     async def count_keys(self, pattern: str) -> int:
         await self._main.initialize()
@@ -167,3 +221,6 @@ class ClusterClients(Clients):
     async def close(self) -> None:
         await self._main.aclose()
         await self._watch.aclose()
+        for client in self._node_clients.values():
+            await client.aclose()
+        self._node_clients.clear()

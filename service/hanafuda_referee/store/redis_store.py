@@ -1,34 +1,37 @@
 """The Redis game store: single server or Redis Cluster, one round trip per operation.
 
-Layout per game (all keys share the hash tag ``{<game_id>}``, see :mod:`.keys`):
+Layout per game (every name shares the hash tag ``{<game_id>}``, see :mod:`.keys`):
 
-* ``<prefix>{id}:g`` string -- version, meta and state (:mod:`.encoding`);
-* ``<prefix>{id}:e`` stream -- one entry per version with the explicit ID ``<version>-1`` (version
-  0, the creation, included: ``0-0`` is not a valid ID, hence the sequence 1). Readers resume with
-  XRANGE/XREAD from ``<last version>-1`` and can never skip a version;
-* ``<prefix>{id}:a`` hash -- answers to request ids with their expiry, only while there are any;
-  it expires with its newest answer (answer ttl capped by the idle time).
+* ``<prefix>{id}:g`` list -- element 0 is the record (version, meta and state, :mod:`.encoding`),
+  element ``v + 1`` the log entry of version ``v`` (its packed events; version 0, the creation,
+  included). The log is never trimmed: it dies with the game;
+* ``<prefix>{id}:a`` hash -- the answers to request ids (by digest) with their version and expiry,
+  only while there are any; it expires with its newest answer (answer ttl capped by the idle
+  time);
+* ``<prefix>{id}:w`` sharded pub/sub channel -- every commit publishes its version there, and each
+  watcher subscribes to it (one connection per watcher) and reads the log from its last version
+  whenever woken. A watcher subscribes before it reads, so no commit falls between the two.
 
 Writes are Lua scripts (:mod:`.scripts`): compare-and-set on the version, atomic, one round trip.
-Every commit gives the record and the stream the full idle time again (sliding expiry); reads do
-not, so spectators cannot keep an abandoned game alive. Those two keys are always written with
-the same PX, so they expire together (the create script removes any leftover of an earlier game
-with the same id).
+Every commit gives the game's list the full idle time again (sliding expiry); reads do not, so
+spectators cannot keep an abandoned game alive. Record and log share one key, so they can only
+expire together.
 
-Memory: the stream is the dominant cost. Redis preallocates the tail node of a stream to
-``stream-node-max-bytes`` (4 KB by default) and only shrinks a node once it is full, so with the
-default server settings every game costs about 7 KB whatever its size. With
-``stream-node-max-bytes 768`` on the server, a game with a 600-byte state, 100 bytes of meta and 40
-small events costs about 2.0 KB (``tests/store/test_memory_footprint.py`` measures it); answers
-still within their ttl come on top (about 300 B each for a 200-byte answer). The stream is not
-capped (no MAXLEN): the log must stay complete for audits, and it dies with the game.
+Memory (``tests/store/test_memory_footprint.py`` measures it at default server settings): a game
+costs its list (the record, then each log entry plus about 3 bytes) and, while its moves carry
+request ids, about 35 bytes per answer of the last answer ttl when the answers are empty (as the
+service stores them): some 1.4 KB for a Koi-Koi game ten moves in, key names included. Games
+kept in a stream per game cost 7 KB and more: Redis preallocates a stream's tail node to
+``stream-node-max-bytes`` (4 KB by default). A list grows in place with no such reserve, and
+sharded pub/sub wakes watchers as immediately as a blocking XREAD did. Needs Redis 7.0 or later
+(SPUBLISH).
 
-Failures: each operation runs under a deadline (``operation_timeout``, or the block time plus it
-for a watcher's blocking read) and every connection-level problem becomes
+Failures: each operation runs under a deadline (``operation_timeout``, or the wake-up period plus
+it for a watcher's wait) and every connection-level problem becomes
 :class:`~.errors.StoreUnavailable`. Nothing is retried automatically (see
 :mod:`.redis_clients`).
 
-Counting games (:meth:`RedisStore.count_games`) SCANs every primary for record keys of this
+Counting games (:meth:`RedisStore.count_games`) SCANs every primary for the game keys of this
 prefix. That is exact up to games created or expired during the scan, costs O(keys on the
 server), and is meant for a gauge sampled every 30-60 s, not for a request path. A counter key
 was rejected: keys of one game live in that game's slot, so a counter would be a second, cross-slot
@@ -38,6 +41,7 @@ write outside the atomic script, and expiry (which no script sees) would never d
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -62,11 +66,11 @@ from .contract import (
     GameRecord,
     VersionedEvents,
 )
-from .encoding import decode_record, pack_events, unpack_events
+from .encoding import decode_record, pack_events, request_digest, unpack_events
 from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
 from .keys import GameKeys, KeySpace
-from .redis_clients import Clients, ClusterClients, SingleClients
-from .scripts import COMMIT, CREATE, READ_EVENTS
+from .redis_clients import Clients, ClusterClients, SingleClients, Subscription
+from .scripts import COMMIT, CREATE, DELETE, READ_EVENTS
 from .settings import StoreSettings
 from .validation import check_bytes, check_events, check_range, check_request_id
 
@@ -85,8 +89,10 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     OSError,
 )
 
-#: Entries fetched per XREAD by a watcher; more simply arrive on the next (immediate) read.
+#: Log entries fetched per read by a watcher; more simply arrive on the next (immediate) read.
 _WATCH_BATCH = 100
+#: How long the benchmark's reference write keeps its key, in milliseconds.
+_PROBE_TTL_MS = 10_000
 
 
 class RedisStore:
@@ -118,6 +124,11 @@ class RedisStore:
     def keys_of(self, game_id: str) -> GameKeys:
         """The Redis keys of ``game_id`` (for inspection, e.g. MEMORY USAGE in tests)."""
         return self._keys.game(game_id)
+
+    @property
+    def probe_key(self) -> str:
+        """The key :meth:`write_probe` sets."""
+        return self._keys.probe()
 
     @contextmanager
     def _failures(self, operation: str) -> Iterator[None]:
@@ -163,7 +174,7 @@ class RedisStore:
     async def load(self, game_id: str) -> GameRecord | None:
         """See :meth:`.contract.GameStore.load`."""
         keys = self._keys.game(game_id)
-        record = await self._run("load", self._clients.main.execute_command("GET", keys.record))
+        record = await self._run("load", self._clients.main.execute_command("LINDEX", keys.game, 0))
         return None if record is None else decode_record(record)
 
     async def commit(
@@ -182,17 +193,18 @@ class RedisStore:
             int(expected_version),
             check_bytes("new_state", new_state),
             pack_events(check_events(events)),
-            request_id or "",
+            b"" if request_id is None else request_digest(request_id),
             check_bytes("answer", answer),
             self._settings.idle_ttl_ms,
             self._settings.answer_keep_ms,
+            keys.channel,
         ]
         reply = await self._run("commit", COMMIT.run(self._clients.main, keys.all(), args))
         match reply:
             case [1, int(version)]:
                 return Committed(version=version)
-            case [2, bytes(stored)]:
-                return Duplicate(answer=stored)
+            case [2, bytes(stored), int(version)]:
+                return Duplicate(answer=stored, version=version)
             case [3, int(version), bytes(state)]:
                 return Conflict(version=version, state=state)
             case [0]:
@@ -200,65 +212,79 @@ class RedisStore:
         raise StoreError(f"commit: unexpected script reply {reply!r}")
 
     async def events(self, game_id: str, after_version: int, limit: int) -> list[VersionedEvents]:
-        """See :meth:`.contract.GameStore.events`. One script: existence check and XRANGE."""
+        """See :meth:`.contract.GameStore.events`. One script: existence check and LRANGE."""
         check_range(after_version, limit)
-        keys = self._keys.game(game_id)
-        first_id = f"{after_version + 1}-0"
+        entries = await self._read(self._keys.game(game_id), after_version, limit)
+        if entries is None:
+            raise GameNotFound(game_id)
+        return entries
+
+    async def _read(
+        self, keys: GameKeys, after_version: int, limit: int
+    ) -> list[VersionedEvents] | None:
+        """Up to ``limit`` log entries after ``after_version``; None if the game does not exist."""
+        first = after_version + 1
+        # List indexes: the record is element 0, version v is element v + 1.
         reply = await self._run(
             "events",
-            READ_EVENTS.run(self._clients.main, (keys.record, keys.events), (first_id, limit)),
+            READ_EVENTS.run(self._clients.main, (keys.game,), (first + 1, first + limit)),
         )
         if reply is None:
-            raise GameNotFound(game_id)
-        return [_entry(entry_id, fields) for entry_id, fields in reply]
+            return None
+        return [
+            VersionedEvents(version=first + n, events=unpack_events(packed))
+            for n, packed in enumerate(reply)
+        ]
 
     async def watch(self, game_id: str, after_version: int) -> AsyncIterator[VersionedEvents]:
         """See :meth:`.contract.GameStore.watch`.
 
-        XREAD BLOCK from ``<last version>-1``: returns at once while entries are pending, else
-        waits up to ``watch_block``; after an empty wait the watcher checks that the game still
-        exists and ends if not. Only the last yielded version is remembered, so a failure
-        (StoreUnavailable, raised to the consumer) loses nothing: resume from that version.
+        Subscribes to the game's channel first, then reads the log from ``after_version`` and,
+        once caught up, waits for a commit's message (or ``watch_block`` at most) before reading
+        again. An empty read of a game that no longer exists ends the watch. Only the last
+        yielded version is remembered, so a failure (StoreUnavailable, raised to the consumer)
+        loses nothing: resume from that version.
         """
         check_range(after_version, 1)
         keys = self._keys.game(game_id)
-        if not await self._exists(keys):
-            raise GameNotFound(game_id)
-        last = after_version
-        block_ms = self._settings.watch_block_ms
-        deadline = self._settings.watch_block + self._settings.operation_timeout
-        while True:
-            after_id = f"{last}-1" if last >= 0 else "0-0"
-            reply = await self._run(
-                "watch",
-                self._clients.xread(keys.events, after_id, _WATCH_BATCH, block_ms),
-                timeout=deadline,
-            )
-            if not reply:
-                if not await self._exists(keys):
+        subscription: Subscription = await self._run(
+            "watch", self._clients.subscription(keys.channel)
+        )
+        try:
+            await self._run("watch", subscription.open())
+            last = after_version
+            started = False
+            while True:
+                entries = await self._read(keys, last, _WATCH_BATCH)
+                if entries is None:
+                    if not started:
+                        raise GameNotFound(game_id)
                     return
-                continue
-            [[_stream, entries]] = reply
-            for entry_id, fields in entries:
-                entry = _entry(entry_id, fields)
-                yield entry
-                last = entry.version
-
-    async def _exists(self, keys: GameKeys) -> bool:
-        found = await self._run("exists", self._clients.main.execute_command("EXISTS", keys.record))
-        return bool(found)
+                started = True
+                for entry in entries:
+                    yield entry
+                    last = entry.version
+                if len(entries) < _WATCH_BATCH:
+                    await self._run(
+                        "watch",
+                        subscription.wait(self._settings.watch_block),
+                        timeout=self._settings.watch_block + self._settings.operation_timeout,
+                    )
+        finally:
+            # Closing only drops a connection: its failure changes nothing for the consumer.
+            with contextlib.suppress(RedisError, OSError):
+                await subscription.close()
 
     async def delete(self, game_id: str) -> bool:
-        """See :meth:`.contract.GameStore.delete`."""
+        """See :meth:`.contract.GameStore.delete`. One script, which also wakes the watchers."""
         keys = self._keys.game(game_id)
-        # The record first: from then on a racing commit sees no game and writes nothing.
-        main = self._clients.main
-        removed = await self._run("delete", main.execute_command("DEL", keys.record))
-        await self._run("delete", main.execute_command("DEL", keys.events, keys.answers))
+        removed = await self._run(
+            "delete", DELETE.run(self._clients.main, keys.all(), (keys.channel,))
+        )
         return bool(removed)
 
     async def count_games(self) -> int:
-        """Record keys of this prefix, by SCAN over every primary (see the module docstring).
+        """Game keys of this prefix, by SCAN over every primary (see the module docstring).
 
         Approximate: a game created or expired during the scan may be missed, and SCAN may
         return a key twice while the server resizes its tables. Runs under a longer deadline
@@ -267,7 +293,7 @@ class RedisStore:
         return int(
             await self._run(
                 "count_games",
-                self._clients.count_keys(self._keys.record_pattern()),
+                self._clients.count_keys(self._keys.game_pattern()),
                 timeout=10 * self._settings.operation_timeout,
             )
         )
@@ -276,14 +302,17 @@ class RedisStore:
         """PING the server (a cluster client: the node it picks, after discovering the cluster)."""
         await self._run("ping", self._clients.main.execute_command("PING"))
 
+    async def write_probe(self) -> None:
+        """The benchmark's reference write: one plain SET of a short-lived key under the prefix
+        (:attr:`probe_key`, 10 s), through the same client and deadline as every operation."""
+        await self._run(
+            "write_probe",
+            self._clients.main.execute_command(
+                "SET", self._keys.probe(), b"1", "PX", _PROBE_TTL_MS
+            ),
+        )
+
     async def close(self) -> None:
         """Close both clients' connections (ends blocked watchers with StoreUnavailable)."""
         with self._failures("close"):
             await self._clients.close()
-
-
-def _entry(entry_id: bytes, fields: Any) -> VersionedEvents:
-    """A stream entry as VersionedEvents; ``fields`` is [b"e", packed] or {b"e": packed}."""
-    version = int(entry_id.split(b"-", 1)[0])
-    packed = fields[b"e"] if isinstance(fields, dict) else fields[1]
-    return VersionedEvents(version=version, events=unpack_events(packed))

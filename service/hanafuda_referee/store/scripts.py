@@ -1,9 +1,11 @@
 """The Lua scripts that make each Redis write one atomic round trip, and how they are run.
 
 Redis runs a script without interleaving any other command, so a commit's checks (answered
-request id, expected version) and its writes (record, stream entry, answer, expiries) happen
-together or not at all: a crash or a lost connection can never leave half a move. Every key a
-script touches is passed in KEYS and shares the game's hash tag, which a Redis Cluster requires.
+request id, expected version) and its writes (record, log entry, answer, expiries, the watchers'
+notification) happen together or not at all: a crash or a lost connection can never leave half a
+move. Every key a script touches is passed in KEYS and shares the game's hash tag, which a Redis
+Cluster requires; so does the sharded channel a script publishes on (SPUBLISH, Redis 7.0 or
+later).
 
 Scripts are run with EVALSHA (only the 40-character digest travels); a server that does not have
 the script cached (restart, failover, new cluster node) answers NOSCRIPT, and the runner then
@@ -22,7 +24,7 @@ from typing import Any, Protocol
 
 from redis.exceptions import NoScriptError
 
-__all__ = ["COMMIT", "CREATE", "READ_EVENTS", "LuaScript", "ScriptRunner"]
+__all__ = ["COMMIT", "CREATE", "DELETE", "READ_EVENTS", "LuaScript", "ScriptRunner"]
 
 
 class ScriptRunner(Protocol):
@@ -51,38 +53,37 @@ class LuaScript:
             return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
 
 
-#: KEYS: record, events, answers. ARGV: meta, state, packed events, idle ttl ms.
-#: Returns 1 if created, 0 if a game with this id exists. Leftovers of an expired game with the
-#: same id (a stream or answers that outlived the record by a few ms) are removed first, so the
-#: new game's log starts at version 0.
+#: KEYS: game, answers. ARGV: meta, state, packed events, idle ttl ms.
+#: Returns 1 if created, 0 if a game with this id exists. Answers left by an expired game with the
+#: same id (they never outlive its list by more than a few ms) are removed first.
 CREATE = LuaScript(
     "create",
     """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('SET', KEYS[1], '0:' .. string.len(ARGV[1]) .. ':' .. ARGV[1] .. ARGV[2], 'PX', ARGV[4])
-redis.call('XADD', KEYS[2], '0-1', 'e', ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('DEL', KEYS[2])
+redis.call('RPUSH', KEYS[1], '0:' .. string.len(ARGV[1]) .. ':' .. ARGV[1] .. ARGV[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 """,
 )
 
-#: KEYS: record, events, answers. ARGV: expected version, new state, packed events, request id
-#: ('' for none), answer, idle ttl ms, answer ttl ms.
-#: Returns {0} no such game, {1, version} committed, {2, answer} duplicate,
+#: KEYS: game, answers. ARGV: expected version, new state, packed events, request id digest ('' for
+#: none), answer, idle ttl ms, answer ttl ms, channel.
+#: Returns {0} no such game, {1, version} committed, {2, answer, version} duplicate,
 #: {3, version, state} conflict.
-#: Answers are kept in one hash per game with their expiry time in front of the value (Redis 7.0
-#: has no per-field expiry); expired answers are ignored on lookup and pruned whenever a new answer
-#: is stored, so the hash holds at most the answers of the last answer-ttl. The hash itself gets
-#: the answer ttl at each new answer: every older answer expires before the newest, so the whole
-#: hash can go when the newest does, and a game whose moves carry request ids does not keep its
-#: last answer for the whole idle time. (Its ttl is thus the answer ttl, not the game's.)
+#: Answers are kept in one hash per game, the answered version and expiry time in front of the
+#: answer (Redis 7.0 has no per-field expiry); expired answers are ignored on lookup. They are
+#: pruned whenever the hash reaches a multiple of 16 fields, so a game that keeps moving holds the
+#: answers of the last answer ttl plus at most 15 expired ones, at an amortised cost of one field
+#: visited per answer. The hash itself gets the answer ttl at each new answer: every older answer
+#: expires before the newest, so the whole hash can go when the newest does, and a game whose moves
+#: carry request ids does not keep its last answer for the whole idle time.
 COMMIT = LuaScript(
     "commit",
     """
-local record = redis.call('GET', KEYS[1])
+local record = redis.call('LINDEX', KEYS[1], 0)
 if not record then return {0} end
-local request_id = ARGV[4]
+local digest = ARGV[4]
 local now = nil
 local function now_ms()
   if not now then
@@ -91,15 +92,15 @@ local function now_ms()
   end
   return now
 end
-local function expiry(stored)
-  local sep = string.find(stored, ':', 1, true)
-  return tonumber(string.sub(stored, 1, sep - 1)), sep
+local function parse(stored)
+  local expires, version, answer = string.match(stored, '^(%d+):(%d+):()')
+  return tonumber(expires), tonumber(version), answer
 end
-if request_id ~= '' then
-  local stored = redis.call('HGET', KEYS[3], request_id)
+if digest ~= '' then
+  local stored = redis.call('HGET', KEYS[2], digest)
   if stored then
-    local expires, sep = expiry(stored)
-    if expires > now_ms() then return {2, string.sub(stored, sep + 1)} end
+    local expires, version, answer = parse(stored)
+    if expires > now_ms() then return {2, string.sub(stored, answer), version} end
   end
 end
 local version, meta_len, body = string.match(record, '^(%d+):(%d+):()')
@@ -111,29 +112,45 @@ end
 local new_version = version + 1
 local new_record = string.format('%d:%d:', new_version, meta_len)
   .. string.sub(record, body, body + meta_len - 1) .. ARGV[2]
-redis.call('SET', KEYS[1], new_record, 'PX', ARGV[6])
-redis.call('XADD', KEYS[2], string.format('%d-1', new_version), 'e', ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-if request_id ~= '' then
-  local fields = redis.call('HGETALL', KEYS[3])
-  for i = 1, #fields, 2 do
-    if expiry(fields[i + 1]) <= now_ms() then redis.call('HDEL', KEYS[3], fields[i]) end
+redis.call('LSET', KEYS[1], 0, new_record)
+redis.call('RPUSH', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+if digest ~= '' then
+  local size = redis.call('HLEN', KEYS[2])
+  if size > 0 and size % 16 == 0 then
+    local fields = redis.call('HGETALL', KEYS[2])
+    for i = 1, #fields, 2 do
+      if parse(fields[i + 1]) <= now_ms() then redis.call('HDEL', KEYS[2], fields[i]) end
+    end
   end
-  local expires = string.format('%d:', now_ms() + tonumber(ARGV[7]))
-  redis.call('HSET', KEYS[3], request_id, expires .. ARGV[5])
-  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+  local kept = string.format('%d:%d:', now_ms() + tonumber(ARGV[7]), new_version)
+  redis.call('HSET', KEYS[2], digest, kept .. ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[7])
 end
+redis.call('SPUBLISH', ARGV[8], new_version)
 return {1, new_version}
 """,
 )
 
-#: KEYS: record, events. ARGV: first stream ID, count.
-#: Returns nil if the game does not exist, else the XRANGE reply. One script instead of EXISTS
-#: plus XRANGE keeps "unknown game" distinct from "no new events" in one round trip.
+#: KEYS: game. ARGV: first index, last index (of the list: a version's index is version + 1).
+#: Returns nil if the game does not exist, else the LRANGE reply. One script instead of EXISTS
+#: plus LRANGE keeps "unknown game" distinct from "no new events" in one round trip.
 READ_EVENTS = LuaScript(
     "read_events",
     """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-return redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])
+return redis.call('LRANGE', KEYS[1], ARGV[1], ARGV[2])
+""",
+)
+
+#: KEYS: game, answers. ARGV: channel.
+#: Removes the game and tells its watchers (who then find it gone); returns 1 if it existed.
+DELETE = LuaScript(
+    "delete",
+    """
+local existed = redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[2])
+if existed == 1 then redis.call('SPUBLISH', ARGV[1], '') end
+return existed
 """,
 )
