@@ -18,9 +18,14 @@ defaults, in that order of precedence.
 | testing features | ``--allow-testing-features`` | ``HANAFUDA_ALLOW_TESTING`` | off |
 | shutdown grace (s) | ``--shutdown-grace`` | ``HANAFUDA_SHUTDOWN_GRACE`` | 10 |
 | game cache size | ``--game-cache-size`` | ``HANAFUDA_GAME_CACHE_SIZE`` | 4096 |
+| benchmark endpoints | ``--benchmark-endpoints`` | ``HANAFUDA_BENCHMARK_ENDPOINTS`` | off |
 
 Prefer the environment for the API key and a Redis URL with a password: command lines are
-visible to every user of the machine.
+visible to every user of the machine. Max request bytes bounds an HTTP body and a gRPC request
+message alike; either is refused over it with ``REQUEST_TOO_LARGE`` (see docs/api.md).
+
+The benchmark endpoints are the two reference requests ``tests/benchmarks/service.py`` measures
+the API against (:mod:`hanafuda_referee.api.benchmark_endpoints`); they stay off in production.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ class Config:
     allow_testing: bool = False
     shutdown_grace: float = 10.0
     game_cache_size: int = 4096
+    benchmark_endpoints: bool = False
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -144,6 +150,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "allow_testing": ("HANAFUDA_ALLOW_TESTING", _bool),
     "shutdown_grace": ("HANAFUDA_SHUTDOWN_GRACE", float),
     "game_cache_size": ("HANAFUDA_GAME_CACHE_SIZE", int),
+    "benchmark_endpoints": ("HANAFUDA_BENCHMARK_ENDPOINTS", _bool),
 }
 
 
@@ -176,6 +183,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--shutdown-grace", type=float, help="seconds in-flight calls get at shutdown")
     add("--game-cache-size", type=int, help="games whose last state each process keeps")
+    add(
+        "--benchmark-endpoints",
+        dest="benchmark_endpoints",
+        action="store_true",
+        default=None,
+        help="serve the benchmark's reference requests: a no-op and one plain Redis write "
+        "(HANAFUDA_BENCHMARK_ENDPOINTS)",
+    )
 
 
 def parse(argv: Sequence[str], env: Mapping[str, str]) -> Config:

@@ -210,6 +210,7 @@ class GrpcServer:
 
     ``port`` 0 picks a free port (see :attr:`port` after :meth:`start`). A RefereeService
     request over ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE``.
+    ``extra_handlers`` serve further services on the same port (the benchmark endpoints).
     """
 
     def __init__(
@@ -219,6 +220,7 @@ class GrpcServer:
         host: str = "0.0.0.0",
         port: int = 50051,
         max_request_bytes: int = 1024 * 1024,
+        extra_handlers: tuple[grpc.GenericRpcHandler, ...] = (),
     ) -> None:
         self._referee = referee
         self._address = f"{host}:{port}"
@@ -237,7 +239,7 @@ class GrpcServer:
             ]
         )
         self._server.add_generic_rpc_handlers(
-            (referee_handler(referee, max_request_bytes=max_request_bytes),)
+            (referee_handler(referee, max_request_bytes=max_request_bytes), *extra_handlers)
         )
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)

@@ -2,7 +2,9 @@
 
 Both transports share one :class:`~.referee.Referee` (so one store connection pool and one game
 cache). The HTTP app comes from ``hanafuda_referee.api.http_app:create_app(referee, config)``
-when that module exists; without it the service serves gRPC alone and says so in the log.
+when that module exists; without it the service serves gRPC alone and says so in the log. With
+``benchmark_endpoints`` set, both transports also serve the benchmark's reference requests
+(:mod:`.benchmark_endpoints`).
 
 Shutdown (SIGTERM, SIGINT, or the ``stop`` event): the health service turns NOT_SERVING, both
 servers stop accepting, calls in flight get ``shutdown_grace`` seconds to finish, then the store
@@ -20,7 +22,7 @@ from typing import Any
 
 import uvicorn
 
-from hanafuda_referee.api import metrics
+from hanafuda_referee.api import benchmark_endpoints, metrics
 from hanafuda_referee.api.grpc_server import GrpcServer
 from hanafuda_referee.api.observability import logger
 from hanafuda_referee.api.referee import Referee
@@ -86,11 +88,20 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         api_key=config.api_key,
         cache_size=config.game_cache_size,
     )
+    bench_store: benchmark_endpoints.ProbeWriter | None = None
+    if config.benchmark_endpoints:
+        if not isinstance(store, benchmark_endpoints.ProbeWriter):
+            raise TypeError(f"{type(store).__name__} cannot serve the benchmark write")
+        bench_store = store
+        logger.warning("benchmark endpoints enabled: /bench/* and hanafuda.bench.Bench")
     grpc_server = GrpcServer(
         referee,
         host=config.host,
         port=config.grpc_port,
         max_request_bytes=config.max_request_bytes,
+        extra_handlers=()
+        if bench_store is None
+        else (benchmark_endpoints.grpc_handler(bench_store),),
     )
     port = await grpc_server.start()
     logger.info(
@@ -108,6 +119,9 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         logger.info("http transport not available: serving gRPC only", module=_HTTP_MODULE)
     else:
         app = factory(referee, config)
+        if bench_store is not None:
+            for handler in benchmark_endpoints.http_handlers(bench_store):
+                app.register(handler)
         http = _EmbeddedUvicorn(
             uvicorn.Config(
                 app,
