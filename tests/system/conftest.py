@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,33 @@ def referee_pair(
         RefereeProcess(tmp_path, env=redis_env(key_prefix), name="replica-b") as second,
     ):
         yield first, second
+
+
+@contextmanager
+def owned_prefix() -> Iterator[str]:
+    """A fresh key prefix on the shared Redis whose keys are all deleted on exit."""
+    if not port_answers(6379):
+        pytest.fail("no Redis answers on 127.0.0.1:6379 (scripts/test starts one)")
+    prefix = f"test-{uuid.uuid4().hex}:"
+    try:
+        yield prefix
+    finally:
+        client = redis.Redis.from_url(SHARED_REDIS_URL)
+        try:
+            keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+            if keys:
+                client.delete(*keys)
+        finally:
+            client.close()
+
+
+@pytest.fixture(scope="module")
+def module_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
+    """One service process shared by a module's tests (testing features on), under a key prefix
+    of the module's own that is emptied afterwards. For tests whose games cannot disturb each
+    other: each creates its own games."""
+    with (
+        owned_prefix() as prefix,
+        RefereeProcess(tmp_path_factory.mktemp("referee"), env=redis_env(prefix)) as process,
+    ):
+        yield process
