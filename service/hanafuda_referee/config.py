@@ -1,28 +1,8 @@
 """The service's settings: one frozen value, from command-line flags, environment variables and
 defaults, in that order of precedence.
 
-| setting | flag | environment | default |
-|---|---|---|---|
-| host | ``--host`` | ``HANAFUDA_HOST`` | ``0.0.0.0`` |
-| gRPC port | ``--grpc-port`` | ``HANAFUDA_GRPC_PORT`` | 50051 |
-| HTTP port | ``--http-port`` | ``HANAFUDA_HTTP_PORT`` | 8080 |
-| Redis URL | ``--redis-url`` | ``REDIS_URL`` | unset: in-process store |
-| key prefix | ``--key-prefix`` | ``HANAFUDA_KEY_PREFIX`` | ``hanafuda:`` |
-| idle game TTL (s) | ``--game-ttl`` | ``HANAFUDA_GAME_TTL`` | 86400 |
-| idempotency answer TTL (s) | ``--answer-ttl`` | ``HANAFUDA_ANSWER_TTL`` | 600 |
-| max request bytes | ``--max-request-bytes`` | ``HANAFUDA_MAX_REQUEST_BYTES`` | 1048576 |
-| API key | ``--api-key`` | ``HANAFUDA_API_KEY`` | unset: not required |
-| CORS origins | ``--cors-origin`` (repeat) | ``HANAFUDA_CORS_ORIGINS`` (comma-separated) | none |
-| log format | ``--log-format`` | ``HANAFUDA_LOG_FORMAT`` | ``json`` (or ``console``) |
-| log level | ``--log-level`` | ``HANAFUDA_LOG_LEVEL`` | ``INFO`` |
-| testing features | ``--allow-testing-features`` | ``HANAFUDA_ALLOW_TESTING`` | off |
-| shutdown grace (s) | ``--shutdown-grace`` | ``HANAFUDA_SHUTDOWN_GRACE`` | 10 |
-| game cache size | ``--game-cache-size`` | ``HANAFUDA_GAME_CACHE_SIZE`` | 4096 |
-| benchmark endpoints | ``--benchmark-endpoints`` | ``HANAFUDA_BENCHMARK_ENDPOINTS`` | off |
-
-Prefer the environment for the API key and a Redis URL with a password: command lines are
-visible to every user of the machine. Max request bytes bounds an HTTP body and a gRPC request
-message alike; either is refused over it with ``REQUEST_TOO_LARGE`` (see docs/api.md).
+Every setting, with its flag, variable and default, is in the README's *Settings* table
+(``tests/service/test_config.py`` keeps the two in step).
 
 The benchmark endpoints are the two reference requests ``tests/benchmarks/service.py`` measures
 the API against (:mod:`hanafuda_referee.api.benchmark_endpoints`); they stay off in production.
@@ -38,7 +18,7 @@ from typing import Any
 
 from hanafuda_referee.store import StoreSettings
 
-__all__ = ["Config", "add_arguments", "parse"]
+__all__ = ["VARIABLES", "Config", "add_arguments", "parse"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -152,6 +132,9 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "game_cache_size": ("HANAFUDA_GAME_CACHE_SIZE", int),
     "benchmark_endpoints": ("HANAFUDA_BENCHMARK_ENDPOINTS", _bool),
 }
+
+#: Every environment variable the service reads.
+VARIABLES: frozenset[str] = frozenset(variable for variable, _ in _SOURCES.values())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 import pytest
 
-from hanafuda_referee.config import Config, parse
+from hanafuda_referee.config import _SOURCES, Config, add_arguments, parse
 
 
 def test_defaults() -> None:
@@ -45,3 +48,36 @@ def test_flags_override_the_environment() -> None:
 def test_bad_values_are_refused(argv: list[str], env: dict[str, str]) -> None:
     with pytest.raises(ValueError):  # noqa: PT011 - each case names its own setting
         Config.load(None, env) if not argv else parse(argv, env)
+
+
+def _readme_settings() -> list[list[str]]:
+    """The rows of the README's Settings table, as cells without their backticks."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[1:]]
+
+
+def test_the_readme_table_documents_every_setting_exactly() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    dest_of_flag = {
+        flag: action.dest for action in parser._actions for flag in action.option_strings
+    }
+    setting_of_variable = {variable: name for name, (variable, _) in _SOURCES.items()}
+    defaults = Config()
+    documented = set()
+    for _, flag_cell, variable_cell, default_cell in _readme_settings():
+        flag = flag_cell.split("`")[1]
+        variable = variable_cell.split("`")[1]
+        name = setting_of_variable[variable]
+        documented.add(name)
+        assert dest_of_flag[flag] == name, flag
+        default = getattr(defaults, name)
+        shown = default_cell.split("`")[1] if "`" in default_cell else default_cell
+        if default in (None, False, ()):
+            assert shown.split(":")[0] in ("unset", "off", "none"), (name, shown)
+        else:
+            parse_text = _SOURCES[name][1]
+            assert parse_text(shown) == default, (name, shown)
+    assert documented == set(_SOURCES)
