@@ -40,6 +40,9 @@ class Reason(StrEnum):
     BAD_DEAL = "BAD_DEAL"
     BAD_CARDS = "BAD_CARDS"
     BAD_ENCODING = "BAD_ENCODING"
+    # Hosted games (the service's, not the engine's).
+    #: A move's request id was already used by the same seat for a different move.
+    REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
 
 
 class MoveRejected(Exception):

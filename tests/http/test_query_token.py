@@ -181,9 +181,10 @@ async def test_a_query_token_gives_the_seat_s_own_view(http: httpx.AsyncClient) 
         assert first["viewerSeat"] == 1 and first["hand"] == view["hand"]
 
     log = (await http.get(f"/v1/games/{game}/log", params=as_seat)).json()
-    assert dealt_hands(log) == [view["hand"]]
+    # The last deal is the one in play (a deal check may have redealt: the game is random).
+    assert dealt_hands(log)[-1] == view["hand"]
     spectators = (await http.get(f"/v1/games/{game}/log")).json()
-    assert dealt_hands(spectators) == [[]]
+    assert dealt_hands(spectators) == [[]] * len(dealt_hands(log))
 
 
 async def test_a_bad_query_token_is_bad_token(http: httpx.AsyncClient) -> None:

@@ -258,6 +258,38 @@ async def test_a_retry_returns_the_first_answer_and_changes_nothing(referee: Ref
     assert other.version == 3
 
 
+async def test_a_request_id_reused_for_another_move_is_refused(referee: Referee) -> None:
+    created = await referee.CreateGame(scripted_request(), SPECTATOR)
+    t0, t1 = created.player_tokens
+    first = await submit(referee, created.game, t0, move(PLAY, 1), request_id="r-1")
+    second = await submit(referee, created.game, t1, move(PLAY, 37), request_id="r-2")
+    assert second.version == 3
+    record = await referee.store.load(created.game)
+    log = await referee.store.events(created.game, -1, 100)
+    # Another card, or the same card with a target: not the move the id answered.
+    for other in (move(PLAY, 9), move(PLAY, 1, 11)):
+        error = await refused(
+            submit(referee, created.game, t0, other, request_id="r-1"), "REQUEST_ID_REUSED"
+        )
+        assert "r-1" in error.message
+    # The same through a replica that never saw the game, and with a stale expected version.
+    replica = Referee(referee.store)
+    await refused(
+        replica.SubmitMove(
+            service_pb2.SubmitMoveRequest(
+                game=created.game, move=move(PLAY, 9), request_id="r-1", expected_version=1
+            ),
+            seat(t0),
+        ),
+        "REQUEST_ID_REUSED",
+    )
+    assert await referee.store.load(created.game) == record
+    assert await referee.store.events(created.game, -1, 100) == log
+    # The same id with the same move still gets the first answer, on either referee.
+    assert await submit(referee, created.game, t0, move(PLAY, 1), request_id="r-1") == first
+    assert await submit(replica, created.game, t0, move(PLAY, 1), request_id="r-1") == first
+
+
 async def test_a_refused_move_changes_nothing(referee: Referee) -> None:
     created = await referee.CreateGame(scripted_request(), SPECTATOR)
     t0, t1 = created.player_tokens
@@ -295,6 +327,12 @@ async def test_every_reason_is_reachable(referee: Referee) -> None:
     await refused(submit(referee, game, "forged", move(PLAY, 1)), "BAD_TOKEN")
     await refused(submit(referee, "NoSuchGame123", t0, move(PLAY, 1)), "UNKNOWN_GAME")
     await refused(submit(referee, game, t0, move(PLAY, 1), request_id="x" * 65), "INVALID_ARGUMENT")
+    played = await referee.CreateGame(scripted_request(), SPECTATOR)
+    await submit(referee, played.game, played.player_tokens[0], move(PLAY, 1), request_id="once")
+    await refused(
+        submit(referee, played.game, played.player_tokens[0], move(PLAY, 9), request_id="once"),
+        "REQUEST_ID_REUSED",
+    )
 
     def create(**fields: Any) -> Awaitable[service_pb2.CreateGameResponse]:
         request = scripted_request()

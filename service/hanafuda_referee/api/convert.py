@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
@@ -41,6 +42,7 @@ __all__ = [
     "koikoi_rules_to_proto",
     "mask_from_cards",
     "move_from_proto",
+    "move_message",
     "move_to_proto",
     "score_to_proto",
 ]
@@ -58,7 +60,14 @@ def card_value(card: int) -> cards_pb2.Card.ValueType:
 
 def card_list(mask: int) -> list[cards_pb2.Card.ValueType]:
     """The cards of a set, in card order, as enum values for a repeated ``Card`` field."""
-    return [cards_pb2.Card.ValueType(c) for c in cards_of(mask)]
+    # The card numbers are the enum's values: the set bits, lowest first (as ``cards_of``, but
+    # without making a ``Card`` of each: every view lists several sets).
+    cards: list[cards_pb2.Card.ValueType] = []
+    while mask:
+        low = mask & -mask
+        cards.append(low.bit_length() - 1)  # type: ignore[arg-type]
+        mask ^= low
+    return cards
 
 
 def mask_from_cards(
@@ -111,6 +120,13 @@ def move_to_proto(move: Move) -> moves_pb2.Move:
         card=card_value(move.card),
         target=card_value(move.target),
     )
+
+
+@lru_cache(maxsize=2048)
+def move_message(move: Move) -> moves_pb2.Move:
+    """:func:`move_to_proto`, built once per move (there are a few hundred): for lists of legal
+    moves, which copy it. Never mutate the result."""
+    return move_to_proto(move)
 
 
 # --- deals -----------------------------------------------------------------------------------

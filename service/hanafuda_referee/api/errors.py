@@ -53,6 +53,7 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
     "UNAVAILABLE": (grpc.StatusCode.UNAVAILABLE, 503),
     "API_KEY_REQUIRED": _UNAUTHENTICATED,
     "MALFORMED_MOVE": _INVALID,
+    "REQUEST_ID_REUSED": _INVALID,
 }
 
 

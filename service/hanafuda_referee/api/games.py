@@ -217,6 +217,18 @@ def _store_failures(game_id: str = "") -> Iterator[None]:
         raise ApiError("UNKNOWN_GAME", f"no game {game_id!r}") from None
 
 
+def _check_retry(answered: _Header, seat: int, move: Move, request_id: str | None) -> None:
+    """Refuse a retry whose request id answered another move (or, in principle, another seat:
+    ids are stored per seat), like an idempotency key reused with another payload: replaying
+    the first answer would tell the client that the move it sent now was made."""
+    if answered.seat != seat or answered.move != move:
+        raise ApiError(
+            "REQUEST_ID_REUSED",
+            f"request id {request_id!r} was already used for another move; "
+            "a retry must repeat its move, a new move needs a new id",
+        )
+
+
 def _game_id(game_id: str) -> str:
     try:
         check_game_id(game_id)
@@ -284,19 +296,29 @@ class HostedGames:
         return seat
 
     def _events(
-        self, game: _Game, state: Any, version: int, blobs: Sequence[bytes], seat: int | None
+        self,
+        game: _Game,
+        state: Any,
+        version: int,
+        blobs: Sequence[bytes],
+        seat: int | None,
+        header: _Header | None = None,
     ) -> list[events_pb2.Event]:
         """A log entry's events (header first) as ``seat`` may see them; ``version`` is the
-        store's."""
-        header = _Header.decode(blobs[0])
+        store's. ``header``: the entry's header when the caller has it decoded already."""
+        if header is None:
+            header = _Header.decode(blobs[0])
+        seconds, millis = divmod(header.time_ms, 1000)
+        info = game.info
         out: list[events_pb2.Event] = []
-        for i, blob in enumerate(blobs[1:]):
-            with engine_refusals():
-                event = game.adapter.event(state, blob, seat, game.info)
-            event.version = version + 1
-            event.sequence = header.sequence + i
-            event.time.FromMilliseconds(header.time_ms)
-            out.append(event)
+        with engine_refusals():
+            for i, blob in enumerate(blobs[1:]):
+                event = game.adapter.event(state, blob, seat, info)
+                event.version = version + 1
+                event.sequence = header.sequence + i
+                # As Timestamp.FromMilliseconds, computed once for the entry's events.
+                event.time.seconds, event.time.nanos = seconds, millis * 1_000_000
+                out.append(event)
         return out
 
     # -- create --------------------------------------------------------------------------------
@@ -459,10 +481,13 @@ class HostedGames:
                     game.meta,
                     game.adapter,
                 )
-                answer = service_pb2.SubmitMoveResponse(
-                    events=self._events(after, new_state, after.version, entry, seat),
-                    view=game.adapter.view(new_state, seat, game.info, after.api_version),
-                    version=after.api_version,
+                answer = service_pb2.SubmitMoveResponse(version=after.api_version)
+                answer.events.extend(
+                    self._events(after, new_state, after.version, entry, seat, header)
+                )
+                # CopyFrom: cheaper than passing the view to the constructor, which merges it.
+                answer.view.CopyFrom(
+                    game.adapter.view(new_state, seat, game.info, after.api_version)
                 )
                 with _store_failures(game_id):
                     result = await self._store.commit(
@@ -482,8 +507,13 @@ class HostedGames:
                     return answer
                 case Duplicate(answer=stored, version=answered):
                     if stored:  # kept by an earlier release, which stored whole answers
+                        with _store_failures(game_id):
+                            page = await self._store.events(game_id, answered - 1, 1)
+                        if not page:
+                            raise ApiError("UNAVAILABLE", "the game's log is incomplete; retry")
+                        _check_retry(_Header.decode(page[0].events[0]), seat, move, request_id)
                         return service_pb2.SubmitMoveResponse.FromString(stored)
-                    return await self._replayed_answer(game, seat, answered)
+                    return await self._replayed_answer(game, seat, answered, move, request_id)
                 case Conflict(version=version, state=state):
                     if refusal is not None and version == game.version:
                         raise refusal
@@ -493,13 +523,17 @@ class HostedGames:
         raise ApiError("UNAVAILABLE", "the game changed too often to take the move; retry")
 
     async def _replayed_answer(
-        self, game: _Game, seat: int, version: int
+        self, game: _Game, seat: int, version: int, move: Move, request_id: str | None
     ) -> service_pb2.SubmitMoveResponse:
         """The answer ``seat`` got for the move that produced (store) ``version``, rebuilt by
         replaying the log: the same events and view, byte for byte. Retries are rare; storing
-        every answer instead would make each game several times larger in the store."""
+        every answer instead would make each game several times larger in the store.
+
+        Refused with ``REQUEST_ID_REUSED`` when that move is not ``move`` (see
+        :func:`_check_retry`)."""
         state: Any = None
         blobs: Sequence[bytes] = ()
+        header: _Header | None = None
         after = -1
         while after < version:
             with _store_failures(game.game_id):
@@ -517,6 +551,8 @@ class HostedGames:
                         state, _ = game.adapter.apply(state, header.seat, header.move)
                 blobs = entry.events
             after = page[-1].version
+        assert header is not None  # the loop read at least the answered version's entry
+        _check_retry(header, seat, move, request_id)
         return service_pb2.SubmitMoveResponse(
             events=self._events(game, state, version, blobs, seat),
             view=game.adapter.view(state, seat, game.info, version + 1),

@@ -22,7 +22,7 @@ from functools import lru_cache
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
 from hanafuda_referee.api.adapters import GameInfo
-from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto, move_to_proto
+from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto, move_message
 from hanafuda_referee.api.errors import ApiError
 from hanafuda_referee.cards import cards_of
 from hanafuda_referee.dealing import Deal
@@ -376,6 +376,13 @@ def _read_result(r: Reader) -> game_pb2.RoundResult:
     return message
 
 
+@lru_cache(maxsize=4096)
+def _round_result_message(result: RoundResult) -> game_pb2.RoundResult:
+    """:func:`round_result_to_proto`, built once per finished round: every view after it lists
+    it (callers copy it, never mutate it)."""
+    return round_result_to_proto(result)
+
+
 def round_result_to_proto(result: RoundResult) -> game_pb2.RoundResult:
     """A finished round as ``RoundResult``."""
     w = Writer()
@@ -604,8 +611,8 @@ class HachiHachiAdapter:
             if state.phase is Phase.DRAWN_TARGET:
                 out.waiting.drawn_card = card_value(seen.drawn)
                 out.waiting.targets.extend(card_list(seen.target_options))
-        out.legal_moves.extend(move_to_proto(m) for m in seen.legal_moves)
-        out.results.extend(round_result_to_proto(r) for r in seen.results)
+        out.legal_moves.extend([move_message(m) for m in seen.legal_moves])
+        out.results.extend([_round_result_message(r) for r in seen.results])
         return out
 
     def event(

@@ -32,8 +32,9 @@ from typing import Any, cast
 from urllib.parse import parse_qsl
 
 import prometheus_client
+from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message as ProtoMessage
-from hanafuda.v1 import service_pb2
+from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 from litestar import Litestar, Request, Response, get
 from litestar.config.cors import CORSConfig
 from litestar.enums import HttpMethod
@@ -48,10 +49,10 @@ from hanafuda_referee.api.http_errors import error_body, transport_error_body
 from hanafuda_referee.api.http_routes import (
     HttpBinding,
     bind_request,
-    message_to_json,
     service_bindings,
 )
 from hanafuda_referee.api.openapi import build_openapi
+from hanafuda_referee.api.proto_json import JsonWriter
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVICE_NAME", "create_app", "request_id_of"]
 
@@ -81,6 +82,18 @@ _JSON = "application/json"
 # For a response whose URL carried the token: no cache, shared or not, may keep a seat's view
 # under a URL (RFC 6750 section 2.3 asks for at least `private`).
 _QUERY_TOKEN_CACHE_CONTROL = "private, no-store"
+
+#: Message types whose JSON is memoized (see :class:`~.proto_json.JsonWriter`): values that
+#: repeat from response to response, a game's rule set (in every view) and finished rounds (in
+#: every view after them), the time of events (the same for all the events of a move) and the
+#: seats (a seat's line changes only when it plays). Only a cost matter: any type could be
+#: listed, or none.
+_MEMOIZED_TYPES = (
+    rules_pb2.Rules.DESCRIPTOR.full_name,
+    game_pb2.RoundResult.DESCRIPTOR.full_name,
+    timestamp_pb2.Timestamp.DESCRIPTOR.full_name,
+    game_pb2.SeatInfo.DESCRIPTOR.full_name,
+)
 
 # Streams' cleanup tasks: held here so they are not garbage-collected before they finish.
 _cleanups: set[asyncio.Task[None]] = set()
@@ -121,8 +134,9 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
     settings = _settings(config)
     service = service_pb2.DESCRIPTOR.services_by_name[SERVICE_NAME]
     bindings = service_bindings(service)
+    writer = JsonWriter(memoized=_MEMOIZED_TYPES)
     handlers: list[HTTPRouteHandler] = [
-        _rpc_handler(binding, referee, settings) for binding in bindings
+        _rpc_handler(binding, referee, settings, writer) for binding in bindings
     ]
     document = build_openapi(
         service, bindings, api_key_configured=bool(getattr(config, "api_key", None))
@@ -156,8 +170,12 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
     )
 
 
+def _dump_text(document: object) -> str:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
 def _dump(document: object) -> bytes:
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+    return _dump_text(document).encode()
 
 
 def _json_response(payload: object, status_code: int = 200) -> Response[bytes]:
@@ -244,12 +262,28 @@ def _shown_path(request: Request[Any, Any, Any]) -> str:
 # Requests --------------------------------------------------------------------------------------
 
 
-def _caller(request: Request[Any, Any, Any], query_token: str | None = None) -> Caller:
+#: The request headers the RPC handlers read.
+_READ_HEADERS = frozenset({b"authorization", b"x-api-key", b"content-length"})
+
+
+def _headers(scope: Scope) -> dict[bytes, str]:
+    """The first value of each header of :data:`_READ_HEADERS`, by lower-case name, decoded as
+    Litestar decodes headers (latin-1); read straight from the ASGI scope, which is cheaper
+    than building Litestar's multi-dict of every header."""
+    found: dict[bytes, str] = {}
+    for name, value in scope.get("headers", ()):
+        name = name.lower()
+        if name in _READ_HEADERS and name not in found:
+            found[name] = value.decode("latin-1")
+    return found
+
+
+def _caller(scope: Scope, headers: dict[bytes, str], query_token: str | None = None) -> Caller:
     """Who calls: the bearer token (or ``query_token``, the route's ``access_token``), the API
     key and the request id. The transport checks only their form; which method needs which
     credential is the referee's business."""
     token = query_token
-    authorization = request.headers.get("authorization")
+    authorization = headers.get(b"authorization")
     if authorization is not None and query_token is not None:
         # RFC 6750 allows one way per request: two tokens that might differ are not guessed at.
         raise ApiError(
@@ -265,34 +299,39 @@ def _caller(request: Request[Any, Any, Any], query_token: str | None = None) -> 
             # must not silently be served as a spectator.
             raise ApiError("BAD_TOKEN", "the Authorization header must be 'Bearer <token>'")
         token = credentials
-    api_key = request.headers.get("x-api-key")
     return Caller(
-        token=token, api_key=api_key, request_id=request_id_of(request.scope), transport="http"
+        token=token,
+        api_key=headers.get(b"x-api-key"),
+        request_id=request_id_of(scope),
+        transport="http",
     )
 
 
-async def _read_body(request: Request[Any, Any, Any], limit: int) -> bytes:
-    """The request body, refused with REQUEST_TOO_LARGE as soon as it exceeds ``limit``: from
-    the Content-Length alone when declared, else while it streams in, never buffered whole."""
-    too_large = ApiError(
+def _too_large(limit: int) -> ApiError:
+    return ApiError(
         "REQUEST_TOO_LARGE",
         f"the request body exceeds {limit} bytes",
         {"max_request_bytes": str(limit)},
     )
-    declared = request.headers.get("content-length")
+
+
+async def _read_body(request: Request[Any, Any, Any], declared: str | None, limit: int) -> bytes:
+    """The request body, refused with REQUEST_TOO_LARGE as soon as it exceeds ``limit``: from
+    the Content-Length (``declared``) alone when there is one, else while it streams in, never
+    buffered whole."""
     if declared is not None:
         try:
             length = int(declared)
         except ValueError:
             raise ApiError("INVALID_ARGUMENT", "Content-Length is not a number") from None
         if length > limit:
-            raise too_large
+            raise _too_large(limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise too_large
+            raise _too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -342,14 +381,21 @@ def _method_of(referee: object, binding: HttpBinding) -> Callable[..., Any]:
     return cast(Callable[..., Any], call)
 
 
-def _rpc_handler(binding: HttpBinding, referee: object, settings: _Settings) -> HTTPRouteHandler:
+def _rpc_handler(
+    binding: HttpBinding, referee: object, settings: _Settings, writer: JsonWriter
+) -> HTTPRouteHandler:
     """The Litestar handler of one binding: the path, verb and a generic body."""
 
     async def bind(request: Request[Any, Any, Any]) -> tuple[ProtoMessage, Caller, bool]:
         """The request message, the caller, and whether the token came in the query."""
         query, query_token = _split_query_token(binding, _query(request))
-        caller = _caller(request, query_token)
-        body = await _read_body(request, settings.max_request_bytes) if binding.body else b""
+        headers = _headers(request.scope)
+        caller = _caller(request.scope, headers, query_token)
+        body = (
+            await _read_body(request, headers.get(b"content-length"), settings.max_request_bytes)
+            if binding.body
+            else b""
+        )
         message = bind_request(binding, path_params=request.path_params, query=query, body=body)
         return message, caller, query_token is not None
 
@@ -361,11 +407,12 @@ def _rpc_handler(binding: HttpBinding, referee: object, settings: _Settings) -> 
                 f"{binding.method.name} returned {type(result).__name__}, "
                 f"not {binding.response_class.__name__}"
             )
-        payload: object = message_to_json(result)
-        if binding.response_body:
-            field = binding.method.output_type.fields_by_name[binding.response_body]
-            payload = cast(dict[str, Any], payload).get(field.json_name)
-        response = _json_response(payload)
+        text = (
+            writer.field(result, binding.response_body)
+            if binding.response_body
+            else writer.message(result)
+        )
+        response = Response(content=text.encode(), media_type=_JSON, status_code=200)
         if token_in_query:
             response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL
         return response
@@ -373,7 +420,9 @@ def _rpc_handler(binding: HttpBinding, referee: object, settings: _Settings) -> 
     async def stream(request: Request[Any, Any, Any]) -> Response[Any]:
         message, caller, token_in_query = await bind(request)
         _resume_from_last_event_id(request, message)
-        response = await _open_stream(_method_of(referee, binding)(message, caller), settings)
+        response = await _open_stream(
+            _method_of(referee, binding)(message, caller), settings, writer
+        )
         if token_in_query:
             response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL
         return response
@@ -405,7 +454,7 @@ def _resume_from_last_event_id(request: Request[Any, Any, Any], message: ProtoMe
     setattr(message, RESUME_FIELD, int(header))
 
 
-async def _open_stream(items: object, settings: _Settings) -> Response[Any]:
+async def _open_stream(items: object, settings: _Settings, writer: JsonWriter) -> Response[Any]:
     """The SSE response over the referee's stream, or the error its first item raised."""
     if inspect.isawaitable(items):
         items = await items
@@ -424,7 +473,7 @@ async def _open_stream(items: object, settings: _Settings) -> Response[Any]:
             _close_later(pending, iterator)
             raise error
     return Stream(
-        _sse(iterator, pending, settings),
+        _sse(iterator, pending, settings, writer),
         media_type="text/event-stream",
         status_code=200,
         headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
@@ -435,6 +484,7 @@ async def _sse(
     iterator: AsyncIterator[ProtoMessage],
     pending: asyncio.Future[ProtoMessage],
     settings: _Settings,
+    writer: JsonWriter,
 ) -> AsyncIterator[bytes]:
     """SSE frames: one event per stream item, a comment when the stream is quiet, an ``end``
     event when the referee's stream ends, an ``error`` event (then the end) when it fails.
@@ -455,13 +505,15 @@ async def _sse(
                 yield b"event: end\ndata: {}\n\n"
                 return
             except ApiError as error:
-                yield _sse_frame(error_body(error), event="error")
+                yield _sse_frame(_dump_text(error_body(error)), event="error")
                 return
             except Exception:
                 _log.exception("a stream failed")
-                yield _sse_frame(transport_error_body(500, "internal error"), event="error")
+                yield _sse_frame(
+                    _dump_text(transport_error_body(500, "internal error")), event="error"
+                )
                 return
-            yield _sse_frame(message_to_json(item), event_id=_event_id(item))
+            yield _sse_frame(writer.message(item), event_id=_event_id(item))
             pending = asyncio.ensure_future(anext(iterator))
     finally:
         _close_later(pending, iterator)
@@ -473,14 +525,14 @@ def _event_id(item: ProtoMessage) -> str | None:
     return str(getattr(item, EVENT_ID_FIELD))
 
 
-def _sse_frame(payload: object, *, event: str | None = None, event_id: str | None = None) -> bytes:
-    """One SSE event. Compact JSON holds no raw newline, so the data is always a single line."""
+def _sse_frame(data: str, *, event: str | None = None, event_id: str | None = None) -> bytes:
+    """One SSE event of compact JSON ``data``, which holds no raw newline: a single line."""
     lines = []
     if event is not None:
         lines.append(f"event: {event}")
     if event_id is not None:
         lines.append(f"id: {event_id}")
-    lines.append("data: " + json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+    lines.append("data: " + data)
     return ("\n".join(lines) + "\n\n").encode()
 
 

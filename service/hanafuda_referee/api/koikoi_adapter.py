@@ -25,7 +25,7 @@ from hanafuda_referee.api.convert import (
     deal_to_proto,
     koikoi_overrides,
     koikoi_rules_to_proto,
-    move_to_proto,
+    move_message,
     score_to_proto,
 )
 from hanafuda_referee.api.errors import ApiError
@@ -154,10 +154,59 @@ def _game_end(rules: KoiKoiRules, scores: tuple[int, int]) -> int:
     return _GAME_END_ROUNDS
 
 
+class _RuleSetParts:
+    """The parts of views that depend only on the rule set and a few numbers, built once and
+    reused: every view carries the rules and every finished round's result, and a seat's yaku
+    change only when it captures. Callers copy these messages into theirs, never mutate them.
+
+    Kept per rule set, each with caches of its own (see :func:`_parts`).
+    """
+
+    def __init__(self, rules: KoiKoiRules) -> None:
+        self.rules = rules
+        self.message = koikoi_rules_to_proto(rules)
+        self.round_result = lru_cache(maxsize=4096)(self._round_result)
+        self.seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku)
+
+    def _round_result(self, result: RoundResult) -> game_pb2.RoundResult:
+        return round_result_to_proto(self.rules, result)
+
+    def _seat_yaku(
+        self, captured: int, month: int, koikoi_calls: int
+    ) -> tuple[list[scoring_pb2.YakuScore], int]:
+        """A seat's yaku as messages, and their points."""
+        yaku = yaku_of(self.rules, captured, month, koikoi_calls)
+        return _yaku_messages(yaku), sum(y.points for y in yaku)
+
+
 @lru_cache(maxsize=128)
+def _parts_of_equal(rules: KoiKoiRules) -> _RuleSetParts:
+    return _RuleSetParts(rules)
+
+
+#: :func:`_parts` by the id of a rule set object, with the object itself: holding it keeps the
+#: id from being given to another object while the entry exists.
+_PARTS_BY_ID: dict[int, tuple[KoiKoiRules, _RuleSetParts]] = {}
+
+
+def _parts(rules: KoiKoiRules) -> _RuleSetParts:
+    """The parts of ``rules``. A game's states share one rule set object, so that object is
+    looked up first, by identity: hashing a rule set (every option and yaku) on every view
+    costs a few percent of a move. An equal rule set object from elsewhere (another game, a
+    decoded state) finds the same parts by equality."""
+    known = _PARTS_BY_ID.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    parts = _parts_of_equal(rules)
+    if len(_PARTS_BY_ID) >= 1024:  # bounded: forget them all, they are found again by equality
+        _PARTS_BY_ID.clear()
+    _PARTS_BY_ID[id(rules)] = (rules, parts)
+    return parts
+
+
 def _rules_message(rules: KoiKoiRules) -> rules_pb2.Rules:
     """The rule set as a message, built once per rule set (callers copy it, never mutate it)."""
-    return koikoi_rules_to_proto(rules)
+    return _parts(rules).message
 
 
 # --- encoding events -------------------------------------------------------------------------
@@ -378,7 +427,7 @@ def event_to_proto(
     elif tag is _Tag.REDEALT:
         out.redealt.check = r.uint()  # type: ignore[assignment]
     elif tag is _Tag.CARD_PLAYED:
-        actor, card, taken, wild = (r.uint() for _ in range(4))
+        actor, card, taken, wild = r.uint(), r.uint(), r.uint(), r.uint()
         out.actor = actor
         out.card_played.card = card_value(card)
         out.card_played.captured.extend(card_list(taken))
@@ -492,6 +541,7 @@ class KoiKoiAdapter:
     ) -> game_pb2.GameView:
         """See :meth:`.adapters.GameAdapter.view`."""
         rules = state.rules
+        parts = _parts(rules)
         seen = view(state, seat)
         over = state.phase is Phase.OVER
         out = game_pb2.GameView(
@@ -506,9 +556,9 @@ class KoiKoiAdapter:
             field=card_list(seen.field),
             stock_size=seen.stock_size,
         )
-        out.rules.CopyFrom(_rules_message(rules))
+        out.rules.CopyFrom(parts.message)
         for info in seen.seats:
-            yaku = yaku_of(rules, info.captured, seen.month, info.koikoi_calls)
+            yaku, yaku_points = parts.seat_yaku(info.captured, seen.month, info.koikoi_calls)
             out.seats.append(
                 game_pb2.SeatInfo(
                     seat=info.seat,
@@ -518,8 +568,8 @@ class KoiKoiAdapter:
                     koikoi_calls=info.koikoi_calls,
                     hand_size=info.hand_size,
                     participation=game_pb2.PARTICIPATION_JOINED,
-                    yaku=_yaku_messages(yaku),
-                    yaku_points=sum(y.points for y in yaku),
+                    yaku=yaku,
+                    yaku_points=yaku_points,
                 )
             )
         if seat is not None:
@@ -534,10 +584,10 @@ class KoiKoiAdapter:
             if state.phase is Phase.DRAWN_TARGET:
                 out.waiting.drawn_card = card_value(seen.drawn)
                 out.waiting.targets.extend(card_list(seen.target_options))
-        out.legal_moves.extend(move_to_proto(m) for m in seen.legal_moves)
+        out.legal_moves.extend([move_message(m) for m in seen.legal_moves])
         if state.last_caller >= 0:
             out.last_koikoi_caller = state.last_caller
-        out.results.extend(round_result_to_proto(rules, r) for r in seen.results)
+        out.results.extend([parts.round_result(r) for r in seen.results])
         return out
 
     def event(

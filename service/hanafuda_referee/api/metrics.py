@@ -46,10 +46,24 @@ ACTIVE_GAMES = Gauge(
 )
 
 
+# The labelled series of each (method, transport, outcome): looking a child up by its labels
+# takes a lock and a few tuples, on every request; the label sets are few and bounded (see the
+# module docstring), so each is looked up once.
+_series: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
+
+
 def record_request(method: str, transport: str, outcome: str, reason: str, seconds: float) -> None:
     """Count one finished request."""
-    REQUESTS.labels(method, transport, outcome).inc()
-    LATENCY.labels(method, transport).observe(seconds)
+    key = (method, transport, outcome)
+    series = _series.get(key)
+    if series is None:
+        series = _series[key] = (
+            REQUESTS.labels(method, transport, outcome),
+            LATENCY.labels(method, transport),
+        )
+    requests, latency = series
+    requests.inc()
+    latency.observe(seconds)
     if outcome == "rejected" and reason:
         REJECTIONS.labels(reason).inc()
 

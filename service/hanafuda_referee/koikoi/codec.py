@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.errors import Reason, RulesError
@@ -48,13 +49,20 @@ def _write_deal(w: Writer, deal: Deal) -> None:
     w.small_ints(deal.stock)
 
 
+@lru_cache(maxsize=256)
+def _overrides_text(rules: KoiKoiRules) -> str:
+    """How a state stores its rule set's differences from the preset; worked out once per rule
+    set, as every move encodes the state again."""
+    overrides = rules.overrides()
+    return json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else ""
+
+
 def encode(state: KoiKoiState) -> bytes:
     """The state as bytes; :func:`decode` gives back an equal state."""
     w = Writer()
     w.uint(_FORMAT)
     w.text(state.rules.preset)
-    overrides = state.rules.overrides()
-    w.text(json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else "")
+    w.text(_overrides_text(state.rules))
     w.uint(state.seed)
     w.uint(len(state.prepared))
     for deal in state.prepared:

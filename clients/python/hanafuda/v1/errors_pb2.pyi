@@ -135,6 +135,11 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     `MOVE_KIND_KOIKOI`, or a card with `MOVE_KIND_CHOOSE_TARGET`).
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
+    REASON_REQUEST_ID_REUSED: _Reason.ValueType  # 28
+    """The move's `request_id` was already used by this seat for a different move: a retry must
+    repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
+    move. gRPC `INVALID_ARGUMENT`, HTTP 400.
+    """
 
 class Reason(_Reason, metaclass=_ReasonEnumTypeWrapper):
     """Why a request was refused.
@@ -260,5 +265,10 @@ REASON_MALFORMED_MOVE: Reason.ValueType  # 27
 """The move carries a card or target its kind does not take (for example a card with
 `MOVE_KIND_KOIKOI`, or a card with `MOVE_KIND_CHOOSE_TARGET`).
 gRPC `INVALID_ARGUMENT`, HTTP 400.
+"""
+REASON_REQUEST_ID_REUSED: Reason.ValueType  # 28
+"""The move's `request_id` was already used by this seat for a different move: a retry must
+repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
+move. gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 Global___Reason: _TypeAlias = Reason  # noqa: Y015

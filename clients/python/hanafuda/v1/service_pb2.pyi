@@ -618,7 +618,8 @@ class SubmitMoveRequest(_message.Message):
     """When set, the move is refused with `STALE_VERSION` unless the game is at this version."""
     request_id: _builtins.str
     """A client-chosen id (1 to 64 characters) that makes the move idempotent: a retry with the same
-    id by the same seat returns the first answer and changes nothing. Empty: no idempotency.
+    id by the same seat returns the first answer and changes nothing. The same id with a different
+    move is refused with `REQUEST_ID_REUSED`. Empty: no idempotency.
     """
     @_builtins.property
     def move(self) -> _moves_pb2.Move:

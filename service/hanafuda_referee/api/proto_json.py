@@ -1,0 +1,384 @@
+"""Canonical proto3 JSON of messages, fast: the HTTP transport's response writer and the quick
+path of its request reader.
+
+:func:`message_json` returns exactly the text that
+``json.dumps(json_format.MessageToDict(message, always_print_fields_with_no_presence=True),
+ensure_ascii=False, separators=(",", ":"))`` gives (the HTTP transport's wire format, see
+:func:`~.http_routes.message_to_json`), key order included, in a fraction of the time:
+``json_format`` looks every field's type up again for every value of every message, which made
+JSON encoding the largest cost of an HTTP move.
+
+Here each message type is compiled once, from its descriptor, into a plan: for each field its
+JSON key and a writer for its values (enum names and zero values precomputed). Writing a message
+then mirrors ``json_format`` step by step: first the fields ``ListFields`` reports (the set ones,
+in field number order), then every field without presence that was not set, at its zero value,
+in declaration order. Strings are escaped by the ``json`` module's own encoder.
+
+What the plans do not cover is written by ``json_format`` itself, so the output stays exact:
+well-known types other than Timestamp, Duration and FieldMask, map fields, floating point fields,
+closed enums and extensions.
+
+Some messages repeat from response to response (a game's rule set is in every view, a finished
+round's result in every view after it): :class:`JsonWriter` can memoize the text of chosen
+types, keyed by their serialized bytes (equal bytes are equal messages, so equal text).
+
+Reading: :func:`read_simple` fills a message from a plain JSON document exactly as
+``json_format.ParseDict`` would, and leaves anything unusual (and every refusal, with its
+message) to ``ParseDict``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, cast
+
+from google.protobuf import json_format, message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+__all__ = ["JsonWriter", "message_json", "read_simple"]
+
+# The json module's own string encoder, as ``json.dumps(..., ensure_ascii=False)`` uses it (the
+# C version when available): the escaping is then the same by construction.
+_encode_string: Callable[[str], str] = (
+    getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
+)
+
+# json_format's own internals are used where the output must be its own, exactly: its pattern of
+# the unpaired surrogates it refuses in a string, its printer's conversion of single values (for
+# the texts computed once per type) and its list of the well-known types it writes specially.
+#: The unpaired surrogates json_format refuses in a string.
+_SURROGATE: re.Pattern[str] = json_format._UNPAIRED_SURROGATE_PATTERN  # type: ignore[attr-defined]
+_PRINTER: Any = json_format._Printer  # type: ignore[attr-defined]
+_SPECIAL_TYPES: frozenset[str] = frozenset(json_format._WKTJSONMETHODS)  # type: ignore[attr-defined]
+
+_TEXT_TYPES = frozenset(
+    {"google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask"}
+)
+_FLOATS = frozenset({FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE})
+_INT64S = frozenset({FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64})
+_INT32S = frozenset({FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_UINT32})
+
+_Writer = Callable[[Any], str]
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _reference(message: Message) -> str:
+    """The text ``json_format`` gives: the definition the plans reproduce."""
+    return _dumps(json_format.MessageToDict(message, always_print_fields_with_no_presence=True))
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    nested = field.message_type
+    return nested is not None and nested.GetOptions().map_entry
+
+
+def _zero_text(field: FieldDescriptor) -> str:
+    """The text of a field without presence that is not set, as ``json_format`` prints it."""
+    if field.is_repeated:
+        return "{}" if _is_map(field) else "[]"
+    return _dumps(_PRINTER()._FieldToJsonObject(field, field.default_value))
+
+
+def _string(value: str) -> str:
+    return _encode_string(value)
+
+
+def _bytes(value: bytes) -> str:
+    return '"' + base64.b64encode(value).decode() + '"'
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _int64(value: int) -> str:
+    return '"' + str(value) + '"'
+
+
+def _text_message(value: Any) -> str:
+    return _encode_string(value.ToJsonString())
+
+
+@dataclass(slots=True)
+class _Plan:
+    """How to write one message type: ``fields`` by descriptor as (JSON key text, writer), and
+    the zero-value texts of the fields without presence, in declaration order. (Descriptors are
+    compared by identity: the runtime hands out one object per field.)"""
+
+    fields: dict[FieldDescriptor, tuple[str, _Writer]]
+    zeros: tuple[tuple[FieldDescriptor, str], ...]
+
+
+def _planned_writer(plan: _Plan) -> _Writer:
+    """The writer of a plan (filled in later: a recursive type's fields refer to the writer
+    while the plan is being compiled)."""
+
+    def write(message: Message) -> str:
+        fields = plan.fields
+        listed = message.ListFields()
+        parts: list[str] = []
+        for field, value in listed:
+            try:
+                key, writer = fields[field]
+            except KeyError:  # an extension: json_format knows how to name it
+                return _reference(message)
+            parts.append(key + writer(value))
+        if plan.zeros:
+            written = {field for field, _ in listed}
+            parts += [text for field, text in plan.zeros if field not in written]
+        return "{" + ",".join(parts) + "}"
+
+    return write
+
+
+class JsonWriter:
+    """Writes messages as canonical proto3 JSON text (see the module docstring).
+
+    ``memoized``: full names of message types whose text is kept (at most ``memo_size``
+    entries, least recently used out) and reused for an equal message.
+    """
+
+    def __init__(self, memoized: Iterable[str] = (), memo_size: int = 4096) -> None:
+        self._memoized = frozenset(memoized)
+        # The writer of each message type met so far, compiled on first use.
+        self._writers: dict[str, _Writer] = {}
+        # Memoized types: how to parse their bytes back, and their plan's writer.
+        self._memo_targets: dict[str, tuple[type[Message], _Writer]] = {}
+        self._memo_text = lru_cache(maxsize=memo_size)(self._text_of_bytes)
+
+    def message(self, message: Message) -> str:
+        """The JSON text of ``message``."""
+        return self._writer(cast(Descriptor, message.DESCRIPTOR))(message)
+
+    def field(self, message: Message, name: str) -> str:
+        """The JSON text of one top-level field, as ``MessageToDict(message).get(json_name)``
+        dumped: ``null`` when that dict would not have it (a field with presence, unset)."""
+        field = cast(Descriptor, message.DESCRIPTOR).fields_by_name[name]
+        if field.has_presence and not message.HasField(name):
+            return "null"
+        return self._value_writer(field)(getattr(message, name))
+
+    def _writer(self, descriptor: Descriptor) -> _Writer:
+        """The writer of a message type: its plan's, the memo's or ``json_format``'s."""
+        name = descriptor.full_name
+        writer = self._writers.get(name)
+        if writer is not None:
+            return writer
+        plan: _Plan | None = None
+        base: _Writer
+        if name in _TEXT_TYPES:
+            base = _text_message
+        elif not _plannable(descriptor):
+            base = _reference
+        else:
+            plan = _Plan({}, ())
+            base = _planned_writer(plan)
+        writer = base
+        if name in self._memoized:
+            self._memo_targets[name] = (message_factory.GetMessageClass(descriptor), base)
+            memo = self._memo_text
+            writer = lambda value: memo(name, value.SerializeToString())  # noqa: E731
+        # Registered before the fields are compiled, so that a recursive field finds it.
+        self._writers[name] = writer
+        if plan is not None:
+            plan.fields = {
+                field: (_encode_string(field.json_name) + ":", self._value_writer(field))
+                for field in descriptor.fields
+            }
+            plan.zeros = tuple(
+                (field, _encode_string(field.json_name) + ":" + _zero_text(field))
+                for field in descriptor.fields
+                if not field.has_presence
+            )
+        return writer
+
+    def _value_writer(self, field: FieldDescriptor) -> _Writer:
+        """The writer of a field's value (a list for a repeated field)."""
+        single = self._single_writer(field)
+        if not field.is_repeated:
+            return single
+        if single is str:
+            return lambda values: "[" + ",".join(map(str, values)) + "]"
+        if field.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
+            # Inlined (card lists are the most common values): no call per element.
+            names = self._enum_names(field)
+            return lambda values: "[" + ",".join([names.get(v) or str(v) for v in values]) + "]"
+        return lambda values: "[" + ",".join([single(v) for v in values]) + "]"
+
+    def _single_writer(self, field: FieldDescriptor) -> _Writer:
+        cpp = field.cpp_type
+        if cpp == FieldDescriptor.CPPTYPE_MESSAGE:
+            nested = field.message_type
+            assert nested is not None
+            return self._writer(nested)
+        if cpp == FieldDescriptor.CPPTYPE_ENUM:
+            names = self._enum_names(field)
+            # An open enum's unknown number is written as the number.
+            return lambda value: names.get(value) or str(value)
+        if cpp == FieldDescriptor.CPPTYPE_STRING:
+            return _bytes if field.type == FieldDescriptor.TYPE_BYTES else _string
+        if cpp == FieldDescriptor.CPPTYPE_BOOL:
+            return _bool
+        if cpp in _INT64S:
+            return _int64
+        if cpp in _INT32S:
+            return str
+        raise AssertionError(f"{field.full_name}: no writer for this type")  # pragma: no cover
+
+    @staticmethod
+    def _enum_names(field: FieldDescriptor) -> dict[int, str]:
+        """The text of each value of an enum field, as json_format spells it."""
+        enum = field.enum_type
+        assert enum is not None
+        printer = _PRINTER()
+        return {
+            number: _dumps(printer._FieldToJsonObject(field, number))
+            for number in enum.values_by_number
+        }
+
+    def _text_of_bytes(self, name: str, data: bytes) -> str:
+        """The text of the memoized type ``name`` serialized as ``data``."""
+        message_class, write = self._memo_targets[name]
+        return write(message_class.FromString(data))
+
+
+def _plannable(descriptor: Descriptor) -> bool:
+    """Whether a plan writes this type exactly (else ``json_format`` does)."""
+    if descriptor.file.name == "google/protobuf/wrappers.proto":
+        return False
+    if descriptor.full_name in _SPECIAL_TYPES:
+        return False
+    for field in descriptor.fields:
+        if field.cpp_type in _FLOATS or _is_map(field):
+            return False
+        if field.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
+            enum = field.enum_type
+            if enum is None or enum.is_closed or enum.full_name == "google.protobuf.NullValue":
+                return False
+    return True
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+#: The strings ``json_format`` reads as an integer and ``int`` reads alike: plain decimals.
+_DECIMAL = re.compile(r"-?[0-9]+")
+#: Deeper than this, :func:`read_simple` leaves the document to ``json_format``.
+_MAX_DEPTH = 32
+
+
+def read_simple(document: dict[str, Any], message: Message) -> bool:
+    """Fill a new ``message`` from a JSON object as ``json_format.ParseDict`` (unknown fields
+    refused) would, when the object is plain: known field names (JSON or proto spelling) each
+    once, strings, integers (or decimal strings for the integer fields), booleans, enum names
+    or numbers, lists and nested objects. Anything else (a null, a float, a bytes or map field, a
+    well-known type, a second member of a oneof, a value ``ParseDict`` would refuse) makes it
+    return False, with ``message`` partly filled: the caller then clears it and lets
+    ``ParseDict`` decide, with its own error messages. True: ``message`` is what ``ParseDict``
+    would have made of the document.
+    """
+    try:
+        return _read_message(document, message, 0)
+    except (ValueError, TypeError):  # a value the message refuses (out of range...)
+        return False
+
+
+@lru_cache(maxsize=256)
+def _readable_fields(descriptor: Descriptor) -> dict[str, FieldDescriptor] | None:
+    """The fields by name as ``json_format`` finds them (the JSON name first, then the proto
+    name), or None for a type left to ``json_format``."""
+    if descriptor.full_name.startswith("google.protobuf."):
+        return None
+    fields = {field.name: field for field in descriptor.fields}
+    fields.update((field.json_name, field) for field in descriptor.fields)
+    return fields
+
+
+def _read_message(document: object, message: Message, depth: int) -> bool:
+    if type(document) is not dict or depth > _MAX_DEPTH:
+        return False
+    fields = _readable_fields(cast(Descriptor, message.DESCRIPTOR))
+    if fields is None:
+        return False
+    seen: set[str] = set()
+    for key, value in document.items():
+        field = fields.get(key)
+        if field is None or field.name in seen:
+            return False
+        seen.add(field.name)
+        oneof = field.containing_oneof
+        if oneof is not None:
+            if oneof.name in seen:
+                return False
+            seen.add(oneof.name)
+        if field.is_repeated:
+            if type(value) is not list or _is_map(field):
+                return False
+            target = getattr(message, field.name)
+            if field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
+                for item in value:
+                    if not _read_message(item, target.add(), depth + 1):
+                        return False
+            else:
+                for item in value:
+                    converted = _scalar(field, item)
+                    if converted is None:
+                        return False
+                    target.append(converted)
+        elif field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
+            nested = getattr(message, field.name)
+            nested.SetInParent()
+            if not _read_message(value, nested, depth + 1):
+                return False
+        else:
+            converted = _scalar(field, value)
+            if converted is None:
+                return False
+            setattr(message, field.name, converted)
+    return True
+
+
+def _scalar(field: FieldDescriptor, value: object) -> object | None:
+    """A plain JSON value as the field takes it, or None when it is not plain."""
+    cpp = field.cpp_type
+    if cpp == FieldDescriptor.CPPTYPE_STRING:
+        if field.type == FieldDescriptor.TYPE_BYTES or type(value) is not str:
+            return None
+        # json_format refuses unpaired surrogates, which json.loads lets through.
+        return None if _SURROGATE.search(value) else value
+    if cpp in _INT32S or cpp in _INT64S:
+        if type(value) is int:
+            return value
+        if type(value) is str and _DECIMAL.fullmatch(value):
+            return int(value)
+        return None
+    if cpp == FieldDescriptor.CPPTYPE_BOOL:
+        return value if type(value) is bool else None
+    if cpp == FieldDescriptor.CPPTYPE_ENUM:
+        enum = field.enum_type
+        if enum is None:
+            return None
+        if type(value) is int:
+            # A number: any number of an open enum (an unknown one is kept as is).
+            return value if not enum.is_closed or value in enum.values_by_number else None
+        if type(value) is not str:
+            return None
+        known = enum.values_by_name.get(value)
+        return None if known is None else known.number
+    return None
+
+
+_DEFAULT = JsonWriter()
+
+
+def message_json(message: Message) -> str:
+    """The canonical proto3 JSON text of ``message`` (no memoized types)."""
+    return _DEFAULT.message(message)
