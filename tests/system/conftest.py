@@ -24,17 +24,8 @@ SHARED_REDIS_URL = "redis://127.0.0.1:6379/0"
 @pytest.fixture
 def key_prefix() -> Iterator[str]:
     """A key prefix of this test's own on the shared Redis, emptied afterwards."""
-    if not port_answers(6379):
-        pytest.fail("no Redis answers on 127.0.0.1:6379 (scripts/test starts one)")
-    prefix = f"test-{uuid.uuid4().hex}:"
-    yield prefix
-    client = redis.Redis.from_url(SHARED_REDIS_URL)
-    try:
-        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    with owned_prefix() as prefix:
+        yield prefix
 
 
 def redis_env(prefix: str, url: str = SHARED_REDIS_URL) -> dict[str, str]:

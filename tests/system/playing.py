@@ -1,7 +1,8 @@
-"""Playing hosted Koi-Koi games through the transport clients, recording every accepted move.
+"""Moves, and hosted games played through the transport clients with every accepted move
+recorded.
 
-Moves are drawn from the legal moves the seat on turn is shown, with a seeded random choice, so
-a game with a given seed is played the same way on every run.
+:func:`play` draws its moves from the legal moves the seat on turn is shown, with a seeded random
+choice, so a game with a given seed is played the same way on every run.
 """
 
 from __future__ import annotations
@@ -9,37 +10,34 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import game_pb2, moves_pb2
 
-from .clients import RefereeClient
+from tests.service.conftest import cards
+
+from .clients import Client
 from .replay import Accepted
 
-__all__ = ["play", "seeded_request", "submission"]
+__all__ = ["CHOOSE", "KOIKOI", "PLAY", "SAGE", "SHOBU", "STOP", "move", "play"]
+
+PLAY, CHOOSE, KOIKOI, STOP, SHOBU, SAGE = (
+    moves_pb2.MOVE_KIND_PLAY,
+    moves_pb2.MOVE_KIND_CHOOSE_TARGET,
+    moves_pb2.MOVE_KIND_KOIKOI,
+    moves_pb2.MOVE_KIND_STOP,
+    moves_pb2.MOVE_KIND_SHOBU,
+    moves_pb2.MOVE_KIND_SAGE,
+)
 
 
-def seeded_request(seed: int, rounds: int) -> service_pb2.CreateGameRequest:
-    """A seeded Koi-Koi game of ``rounds`` rounds on the default preset."""
-    return service_pb2.CreateGameRequest(
-        kind=rules_pb2.GAME_KIND_KOI_KOI,
-        players=["Ann", "Bob"],
-        seed=seed,
-        koi_koi=rules_pb2.KoiKoiRules(rounds=rounds),
+def move(kind: int, card: int = 0, target: int = 0) -> moves_pb2.Move:
+    """A move of ``kind`` naming card numbers (0: none)."""
+    return moves_pb2.Move(
+        kind=moves_pb2.MoveKind.ValueType(kind), card=cards([card])[0], target=cards([target])[0]
     )
 
 
-def submission(
-    game: str, move: moves_pb2.Move, *, request_id: str = "", expected_version: int | None = None
-) -> service_pb2.SubmitMoveRequest:
-    """A ``SubmitMoveRequest`` of ``move`` (conditional when ``expected_version`` is given)."""
-    request = service_pb2.SubmitMoveRequest(game=game, request_id=request_id)
-    request.move.CopyFrom(move)
-    if expected_version is not None:
-        request.expected_version = expected_version
-    return request
-
-
 async def play(
-    clients: Sequence[RefereeClient],
+    clients: Sequence[Client],
     game: str,
     tokens: Sequence[str],
     accepted: list[Accepted],
@@ -51,18 +49,16 @@ async def play(
     version read just before, through the clients in turn; appends them to ``accepted`` and
     returns the last view the mover saw."""
     rng = rng or random.Random(0)
-    view = await clients[0].get(game)
+    view = await clients[0].view(game)
     played = 0
     while view.status != game_pb2.GAME_STATUS_OVER and (moves is None or played < moves):
         client = clients[view.version % len(clients)]
         seat = view.turn
-        own = await client.get(game, tokens[seat])
-        move = rng.choice(list(own.legal_moves))
-        answer = await client.submit(
-            submission(game, move, expected_version=own.version), tokens[seat]
-        )
+        own = await client.view(game, tokens[seat])
+        chosen = rng.choice(list(own.legal_moves))
+        answer = await client.submit(game, chosen, tokens[seat], expected_version=own.version)
         assert answer.version == own.version + 1, client.label
-        accepted.append(Accepted(seat, move, answer))
+        accepted.append(Accepted(seat, chosen, answer))
         view = answer.view
         played += 1
     return view

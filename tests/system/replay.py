@@ -19,7 +19,7 @@ from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
-from .clients import RefereeClient
+from .clients import Client
 
 __all__ = ["Accepted", "assert_log_holds", "assert_replays", "timeless"]
 
@@ -61,12 +61,12 @@ def _caller(token: str | None = None) -> Caller:
 
 
 async def _viewers(
-    client: RefereeClient, game: str, tokens: Sequence[str]
+    client: Client, game: str, tokens: Sequence[str]
 ) -> list[tuple[game_pb2.GameView, service_pb2.GetGameLogResponse]]:
     """The view and the log of every seat, then of a spectator, through ``client``."""
     out = []
     for token in [*tokens, None]:
-        out.append((await client.get(game, token), await client.log(game, token)))
+        out.append((await client.view(game, token), await client.log(game, token)))
     return out
 
 
@@ -90,7 +90,7 @@ def assert_log_holds(
 
 
 async def assert_replays(
-    client: RefereeClient,
+    client: Client,
     game: str,
     tokens: Sequence[str],
     request: service_pb2.CreateGameRequest,

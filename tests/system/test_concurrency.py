@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from hanafuda.v1 import game_pb2, service_pb2
 
-from .clients import RefereeClient, Refused, connect, expected_status
-from .playing import seeded_request, submission
+from tests.service.conftest import seeded_request
+
+from .clients import Client, Refused, connect, expected_status, submission
 from .processes import RefereeProcess
 from .replay import Accepted, assert_replays
 
@@ -28,14 +29,14 @@ MIN_CONTESTED = 40
 
 
 async def race(
-    clients: Sequence[RefereeClient],
+    clients: Sequence[Client],
     requests: Sequence[service_pb2.SubmitMoveRequest],
     token: str,
     offset: int,
 ) -> list[service_pb2.SubmitMoveResponse | BaseException]:
     """Sends every request at once, request ``i`` through ``clients[(i + offset) % len]``."""
     calls = [
-        clients[(i + offset) % len(clients)].submit(request, token)
+        clients[(i + offset) % len(clients)].submit_request(request, token)
         for i, request in enumerate(requests)
     ]
     return await asyncio.gather(*calls, return_exceptions=True)
@@ -60,7 +61,7 @@ def submit_lines(processes: Sequence[RefereeProcess], game: str) -> Counter[str]
 
 
 async def contested_game(
-    clients: Sequence[RefereeClient], request: service_pb2.CreateGameRequest
+    clients: Sequence[Client], request: service_pb2.CreateGameRequest
 ) -> tuple[str, list[str], list[Accepted]]:
     """Plays a whole game with every version raced for by :data:`CONTENDERS` calls; checks each
     race and returns the game id, the tokens and the winning moves."""
@@ -73,7 +74,7 @@ async def contested_game(
             return game, tokens, accepted
         assert view.version == version
         seat = view.turn
-        legal = list((await clients[version % 4].get(game, tokens[seat])).legal_moves)
+        legal = list((await clients[version % 4].view(game, tokens[seat])).legal_moves)
         assert legal
         # Different moves where there is a choice, and different request ids (or none).
         requests = [
@@ -107,7 +108,7 @@ async def contested_game(
         # Both replicas (clients i and i + 2 are the same transport on the two replicas)
         # now read exactly one version further.
         for reader in (clients[(version + 1) % 4], clients[(version + 3) % 4]):
-            assert (await reader.get(game)).version == version + 1
+            assert (await reader.view(game)).version == version + 1
         view = answer.view
     raise AssertionError(f"the game did not end in {MAX_VERSIONS} versions")
 
@@ -152,51 +153,51 @@ async def test_a_retried_request_id_returns_the_first_answer_on_any_replica(
         game, tokens = created.game, list(created.player_tokens)
         first_seat = created.view.turn
         token = tokens[first_seat]
-        legal = list((await grpc_b.get(game, token)).legal_moves)
+        legal = list((await grpc_b.view(game, token)).legal_moves)
         assert len(legal) >= 2
 
         original = submission(game, legal[0], request_id="retry-me", expected_version=1)
-        first = await http_a.submit(original, token)
+        first = await http_a.submit_request(original, token)
         assert first.version == 2
         log_after_first = await grpc_b.log(game)
 
         # The same call again, on either replica over either transport: the first answer.
         for client in (grpc_b, http_b, grpc_a, http_a):
-            assert await client.submit(original, token) == first, client.label
-        # The same id with another move, with no or a stale expected version: still the first
-        # answer, as the contract says of a retry ("returns the first answer and changes
-        # nothing"); the service does not compare the moves.
+            assert await client.submit_request(original, token) == first, client.label
+        # The same id with another move, with no or a stale expected version: refused as a
+        # reused id (a retry must repeat its move), and nothing changes.
         for client, expected in ((grpc_b, None), (http_b, 1), (grpc_a, 7)):
             other = submission(game, legal[1], request_id="retry-me", expected_version=expected)
-            assert await client.submit(other, token) == first, client.label
+            (refusal,) = await race([client], [other], token, offset=0)
+            assert isinstance(refusal, Refused), (client.label, refusal)
+            assert refusal.reason == "REQUEST_ID_REUSED", (client.label, refusal)
         for client in clients:
             assert await client.log(game) == log_after_first, client.label
-            assert (await client.get(game)).version == 2
+            assert (await client.view(game)).version == 2
         accepted = [Accepted(first_seat, legal[0], first)]
 
         # Request ids are per seat: the other seat's "retry-me" is a new move of its own.
         second_seat = first.view.turn
         assert second_seat != first_seat
-        move = (await http_b.get(game, tokens[second_seat])).legal_moves[0]
-        second = await grpc_a.submit(
-            submission(game, move, request_id="retry-me"), tokens[second_seat]
-        )
+        move = (await http_b.view(game, tokens[second_seat])).legal_moves[0]
+        second = await grpc_a.submit(game, move, tokens[second_seat], request_id="retry-me")
         assert second.version == 3
         accepted.append(Accepted(second_seat, move, second))
 
         # Once its seat is on turn again (with this seed the second play forms no yaku), even a
-        # move that is legal now is not made under an answered id: the first answer comes back
+        # move that is legal now is not made under an answered id: it is refused as a reused id
         # and the game stays at version 3.
         assert second.view.turn == first_seat
-        now_legal = (await grpc_b.get(game, token)).legal_moves[0]
-        replayed = await http_b.submit(submission(game, now_legal, request_id="retry-me"), token)
-        assert replayed == first
-        assert (await grpc_a.get(game)).version == 3
+        now_legal = (await grpc_b.view(game, token)).legal_moves[0]
+        reused = submission(game, now_legal, request_id="retry-me")
+        (refusal,) = await race([http_b], [reused], token, offset=0)
+        assert isinstance(refusal, Refused) and refusal.reason == "REQUEST_ID_REUSED", refusal
+        assert (await grpc_a.view(game)).version == 3
 
         # The same new call sent eight times at once through both replicas: one move, eight
         # identical answers.
         seat = second.view.turn
-        move = (await grpc_a.get(game, tokens[seat])).legal_moves[0]
+        move = (await grpc_a.view(game, tokens[seat])).legal_moves[0]
         together = submission(game, move, request_id="all-at-once", expected_version=3)
         answers = await race(clients, [together] * 8, tokens[seat], offset=0)
         assert all(isinstance(a, service_pb2.SubmitMoveResponse) for a in answers), outcomes(
@@ -208,7 +209,8 @@ async def test_a_retried_request_id_returns_the_first_answer_on_any_replica(
         assert answer.version == 4
         accepted.append(Accepted(seat, move, answer))
         for client in clients:
-            assert (await client.get(game)).version == 4
+            assert (await client.view(game)).version == 4
         await assert_replays(grpc_b, game, tokens, request, accepted)
-        # Every call above was answered (first answers included): 1 + 4 + 3 + 1 + 1 + 8.
-        assert submit_lines(referee_pair, game) == {"ok": 18}
+        # Every call above was answered (first answers included): 1 + 4 + 1 + 8; the reused ids
+        # refused: 3 + 1.
+        assert submit_lines(referee_pair, game) == {"ok": 14, "REQUEST_ID_REUSED": 4}

@@ -18,22 +18,9 @@ from hanafuda.v1 import events_pb2, game_pb2, moves_pb2, rules_pb2, scoring_pb2,
 
 from tests.service.conftest import cards, scripted_deal
 
-from .players import TRANSPORTS, Client, collect, open_client
+from .clients import TRANSPORTS, Client, collect, open_client
+from .playing import KOIKOI, PLAY, SHOBU, STOP, move
 from .processes import RefereeProcess
-
-PLAY, CHOOSE, KOIKOI, STOP, SHOBU = (
-    moves_pb2.MOVE_KIND_PLAY,
-    moves_pb2.MOVE_KIND_CHOOSE_TARGET,
-    moves_pb2.MOVE_KIND_KOIKOI,
-    moves_pb2.MOVE_KIND_STOP,
-    moves_pb2.MOVE_KIND_SHOBU,
-)
-
-
-def move(kind: int, card: int = 0, target: int = 0) -> moves_pb2.Move:
-    return moves_pb2.Move(
-        kind=moves_pb2.MoveKind.ValueType(kind), card=cards([card])[0], target=cards([target])[0]
-    )
 
 
 def summary(event: events_pb2.Event) -> tuple[object, ...]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,9 @@ from hanafuda.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2, s
 
 from hanafuda_referee.api.adapters import GameInfo, adapter_for
 from hanafuda_referee.cards import Card
+from tests.service.conftest import seeded_request
 
+from .clients import TRANSPORTS, Client, Refused, collect, open_client, refusal_of
 from .hidden import (
     GameTruth,
     Leak,
@@ -26,7 +28,7 @@ from .hidden import (
     leaks_in_view,
     words_in_records,
 )
-from .players import TRANSPORTS, Client, Refused, collect, open_client
+from .playing import PLAY, move
 from .processes import RefereeProcess
 
 #: Koi-Koi and Hachi-Hachi games per transport: 32 and 12 in all. HTTP gets fewer because
@@ -34,7 +36,6 @@ from .processes import RefereeProcess
 GAMES = {"http": (10, 4), "grpc": (22, 8)}
 #: Games played at once on one transport: the server and the test each keep a core busy.
 PARALLEL = 4
-PLAY = moves_pb2.MOVE_KIND_PLAY
 
 
 def prepared_deal(rng: random.Random, seats: int, hand: int, field_size: int) -> game_pb2.Deal:
@@ -50,14 +51,9 @@ def prepared_deal(rng: random.Random, seats: int, hand: int, field_size: int) ->
 
 def koikoi_request(seed: int) -> service_pb2.CreateGameRequest:
     """A seeded game whose first deal is prepared; every fourth game has a second round."""
-    rng = random.Random(seed)
-    return service_pb2.CreateGameRequest(
-        kind=rules_pb2.GAME_KIND_KOI_KOI,
-        players=["Ann", "Bob"],
-        seed=seed,
-        koi_koi=rules_pb2.KoiKoiRules(rounds=2 if seed % 4 == 0 else 1),
-        prepared_deals=[prepared_deal(rng, 2, 8, 8)],
-    )
+    request = seeded_request(seed, rounds=2 if seed % 4 == 0 else 1)
+    request.prepared_deals.append(prepared_deal(random.Random(seed), 2, 8, 8))
+    return request
 
 
 def hachi_request(seed: int) -> service_pb2.CreateGameRequest:
@@ -90,15 +86,6 @@ class Scan:
 def masked(text: str, card: int) -> str:
     """An error text with the card the request named blanked out."""
     return re.sub(rf"\b({Card(card).code}|CARD_{Card(card).name})\b", "?", text)
-
-
-async def refused(call: Awaitable[object]) -> Refused:
-    """The refusal of an awaited call that must be refused."""
-    try:
-        await call
-    except Refused as error:
-        return error
-    raise AssertionError("the call was accepted")
 
 
 class GameScan:
@@ -210,8 +197,7 @@ class GameScan:
         if own.waiting.kind == game_pb2.WAITING_FOR_HAND_PLAY and hidden_hands and stock:
             answers = []
             for card in (self.rng.choice(hidden_hands), self.rng.choice(stock)):
-                move = moves_pb2.Move(kind=PLAY, card=cards_pb2.Card.ValueType(card))
-                error = await refused(self.submit(move, self.token(actor)))
+                error = await refusal_of(self.submit(move(PLAY, card), self.token(actor)))
                 assert error.reason == "CARD_NOT_IN_HAND", error
                 self.error(actor, error, named=[card])
                 answers.append(
@@ -223,15 +209,14 @@ class GameScan:
             hand = sorted(self.truth.hand(other))
             if other == actor or not hand:
                 continue
-            move = moves_pb2.Move(kind=PLAY, card=cards_pb2.Card.ValueType(hand[0]))
-            error = await refused(self.submit(move, self.token(other)))
+            error = await refusal_of(self.submit(move(PLAY, hand[0]), self.token(other)))
             assert error.reason == "NOT_YOUR_TURN", error
             self.error(other, error, named=[hand[0]])
             break
-        move = moves_pb2.Move(kind=PLAY, card=cards_pb2.Card.ValueType(stock[0] if stock else 1))
-        error = await refused(self.submit(move, None))
+        named = stock[0] if stock else 1
+        error = await refusal_of(self.submit(move(PLAY, named), None))
         assert error.reason == "MISSING_TOKEN"
-        self.error(None, error, named=[move.card])
+        self.error(None, error, named=[named])
 
     async def read_logs(self, *, over: bool) -> None:
         for viewer in self.viewers:

@@ -25,10 +25,11 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from hanafuda.v1 import game_pb2, service_pb2
 
+from tests.service.conftest import seeded_request
 from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
 
-from .clients import RefereeClient, Refused, connect, expected_status
-from .playing import play, seeded_request, submission
+from .clients import Client, Refused, connect, expected_status, refusal_of, submission
+from .playing import play
 from .processes import RefereeProcess
 from .replay import Accepted, assert_replays
 
@@ -69,9 +70,8 @@ def private_referee(tmp_path: Path, redis_server: ServerProcess) -> Iterator[Ref
 async def timed(call: Awaitable[Any]) -> tuple[Refused, float]:
     """Awaits ``call``, which must be refused; returns the refusal and the seconds it took."""
     started = time.monotonic()
-    with pytest.raises(Refused) as refused:
-        await call
-    return refused.value, time.monotonic() - started
+    error = await refusal_of(call)
+    return error, time.monotonic() - started
 
 
 async def probe(path: str, process: RefereeProcess) -> tuple[httpx.Response, float]:
@@ -83,7 +83,7 @@ async def probe(path: str, process: RefereeProcess) -> tuple[httpx.Response, flo
 
 
 def call(
-    client: RefereeClient,
+    client: Client,
     method: str,
     game: str,
     token: str,
@@ -92,9 +92,9 @@ def call(
     """One call of ``method`` on the game, as the seat on turn."""
     match method:
         case "GetGame":
-            return client.get(game, token)
+            return client.view(game, token)
         case "SubmitMove":
-            return client.submit(pending, token)
+            return client.submit_request(pending, token)
         case "CreateGame":
             return client.create(seeded_request(seed=1, rounds=1))
         case "GetGameLog":
@@ -104,7 +104,7 @@ def call(
 
 async def assert_unavailable(
     process: RefereeProcess,
-    clients: list[RefereeClient],
+    clients: list[Client],
     game: str,
     tokens: list[str],
     view: game_pb2.GameView,
@@ -163,7 +163,7 @@ async def test_a_hung_redis_fails_fast_and_the_game_resumes(
         game, tokens = created.game, list(created.player_tokens)
         accepted: list[Accepted] = []
         view = await play(clients, game, tokens, accepted, moves=3, rng=random.Random(1))
-        before = [await clients[1].get(game, token) for token in [*tokens, None]]
+        before = [await clients[1].view(game, token) for token in [*tokens, None]]
         move = before[view.turn].legal_moves[0]
         pending = submission(game, move, request_id="in-the-outage", expected_version=4)
         pid = private_referee.process.pid if private_referee.process else None
@@ -180,13 +180,13 @@ async def test_a_hung_redis_fails_fast_and_the_game_resumes(
         # A hung server may still run what was sent to it before the client gave up: the move
         # sent during the outage is either not made or made once. Retried with its request id,
         # it is made exactly once either way, and nothing else changed.
-        now = await clients[1].get(game)
+        now = await clients[1].view(game)
         assert now.version in (4, 5)
         if now.version == 4:
-            assert [await clients[0].get(game, t) for t in [*tokens, None]] == before
-        answer = await clients[1].submit(pending, tokens[view.turn])
+            assert [await clients[0].view(game, t) for t in [*tokens, None]] == before
+        answer = await clients[1].submit_request(pending, tokens[view.turn])
         assert answer.version == 5
-        assert await clients[0].submit(pending, tokens[view.turn]) == answer
+        assert await clients[0].submit_request(pending, tokens[view.turn]) == answer
         accepted.append(Accepted(view.turn, move, answer))
 
         final = await play(clients, game, tokens, accepted, rng=random.Random(2))
@@ -204,7 +204,7 @@ async def test_a_stopped_redis_fails_fast_and_the_game_resumes_after_a_restart(
         game, tokens = created.game, list(created.player_tokens)
         accepted: list[Accepted] = []
         view = await play(clients, game, tokens, accepted, moves=3, rng=random.Random(3))
-        before = [await clients[0].get(game, token) for token in [*tokens, None]]
+        before = [await clients[0].view(game, token) for token in [*tokens, None]]
         log_before = await clients[0].log(game)
         move = before[view.turn].legal_moves[-1]
         pending = submission(game, move, request_id="in-the-outage", expected_version=4)
@@ -219,9 +219,9 @@ async def test_a_stopped_redis_fails_fast_and_the_game_resumes_after_a_restart(
         # A server that was down ran nothing, and its append-only file kept everything: the
         # game is exactly as it was, on both transports.
         for client in clients:
-            assert [await client.get(game, t) for t in [*tokens, None]] == before, client.label
+            assert [await client.view(game, t) for t in [*tokens, None]] == before, client.label
             assert await client.log(game) == log_before, client.label
-        answer = await clients[0].submit(pending, tokens[view.turn])
+        answer = await clients[0].submit_request(pending, tokens[view.turn])
         assert answer.version == 5
         accepted.append(Accepted(view.turn, move, answer))
 

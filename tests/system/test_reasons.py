@@ -18,22 +18,16 @@ from pathlib import Path
 
 import grpc
 import pytest
-from hanafuda.v1 import errors_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import errors_pb2, game_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.api.errors import DOMAIN, STATUS
 from tests.service.conftest import cards, scripted_request
 
+from .clients import GrpcClient, HttpClient, Refused, open_client, refusal_of
 from .conftest import owned_prefix, redis_env
-from .players import GrpcClient, HttpClient, Refused, open_client
+from .playing import CHOOSE, KOIKOI, PLAY, SAGE, STOP, move
 from .processes import RefereeProcess
 
-PLAY, CHOOSE, KOIKOI, STOP, SAGE = (
-    moves_pb2.MOVE_KIND_PLAY,
-    moves_pb2.MOVE_KIND_CHOOSE_TARGET,
-    moves_pb2.MOVE_KIND_KOIKOI,
-    moves_pb2.MOVE_KIND_STOP,
-    moves_pb2.MOVE_KIND_SAGE,
-)
 API_KEY = "system-test-key"
 
 _INVALID = (grpc.StatusCode.INVALID_ARGUMENT, 400)
@@ -70,6 +64,7 @@ EXPECTED: dict[str, tuple[grpc.StatusCode, int]] = {
             "BAD_ENCODING",
             "REQUEST_TOO_LARGE",
             "INVALID_ARGUMENT",
+            "REQUEST_ID_REUSED",
         ),
         _INVALID,
     ),
@@ -118,12 +113,6 @@ def strict_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Referee
         yield process
 
 
-def move(kind: int, card: int = 0, target: int = 0) -> moves_pb2.Move:
-    return moves_pb2.Move(
-        kind=moves_pb2.MoveKind.ValueType(kind), card=cards([card])[0], target=cards([target])[0]
-    )
-
-
 #: A deal where seat 0's crane meets two pines on the field and the first card drawn, a plum,
 #: meets two plums: a target is required for the play, then for the draw.
 CHOICE_SEAT0 = (1, 9, 13, 17, 21, 25, 29, 33)
@@ -154,12 +143,7 @@ class Provoker:
 
     async def expect(self, call: Awaitable[object], reason: str) -> Refused:
         """``call`` must be refused with ``reason`` and the contract's status pair."""
-        try:
-            await call
-        except Refused as error:
-            refusal = error
-        else:
-            raise AssertionError(f"accepted; expected {reason}")
+        refusal = await refusal_of(call)
         assert refusal.reason == reason, refusal
         assert refusal.domain == DOMAIN
         code, http_status = EXPECTED[reason]
@@ -214,7 +198,13 @@ class Provoker:
 
         # Up to seat 0's koi-koi decision (the service tests' scripted game).
         for token, card in ((t0, 1), (t1, 37), (t0, 9), (t1, 45), (t0, 29)):
-            await c.submit(game, move(PLAY, card), token)
+            await c.submit(game, move(PLAY, card), token, request_id=f"play-{card}")
+        await refused(
+            game,
+            tokens,
+            c.submit(game, move(PLAY, 7), t0, request_id="play-29"),
+            "REQUEST_ID_REUSED",
+        )
         await refused(game, tokens, c.submit(game, move(PLAY, 7), t0), "WRONG_MOVE")
         await refused(game, tokens, c.submit(game, move(KOIKOI, 7), t0), "MALFORMED_MOVE")
         await refused(game, tokens, c.submit(game, move(STOP), t1), "NOT_YOUR_TURN")

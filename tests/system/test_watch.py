@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
+from contextlib import aclosing
 
 from hanafuda.v1 import game_pb2, service_pb2
 
-from .clients import HttpClient, RefereeClient, connect
-from .playing import play, seeded_request
+from tests.service.conftest import seeded_request
+
+from .clients import Client, HttpClient, connect
+from .playing import play
 from .processes import RefereeProcess
 from .replay import Accepted, assert_replays
 
@@ -34,7 +37,7 @@ class Follower:
     """Follows a game through one client, each new connection resuming after the last version
     received, until the service ends the stream (the game is over)."""
 
-    def __init__(self, client: RefereeClient, game: str, seat: int | None, token: str | None):
+    def __init__(self, client: Client, game: str, seat: int | None, token: str | None):
         self.client = client
         self.game = game
         self.seat = seat
@@ -64,7 +67,7 @@ class Follower:
 
     async def _connection(self, until: int | None) -> None:
         self.connections += 1
-        request = service_pb2.WatchGameRequest(game=self.game)
+        from_version: int | None = None
         last_event_id: int | None = None
         if self.items:
             if isinstance(self.client, HttpClient) and self.connections % 2:
@@ -72,14 +75,17 @@ class Follower:
                 # says how far it got in Last-Event-ID, which wins.
                 last_event_id = self.version
                 if self.connections % 4 == 1:
-                    request.from_version = 0
+                    from_version = 0
             else:
-                request.from_version = self.version
+                from_version = self.version
         if isinstance(self.client, HttpClient):
-            stream = self.client.watch(request, self.token, last_event_id=last_event_id)
+            stream = self.client.watch(
+                self.game, self.token, from_version, last_event_id=last_event_id
+            )
         else:
-            stream = self.client.watch(request, self.token)
-        async with stream as items:
+            stream = self.client.watch(self.game, self.token, from_version)
+        # Leaving the block closes the stream: the connection ends there.
+        async with aclosing(stream) as items:
             async for item in items:
                 got, last = item.version, self.version
                 # Every connection continues exactly where the previous one stopped.
@@ -150,7 +156,7 @@ async def test_watchers_resume_from_their_last_version_and_miss_nothing(
         for follower in followers:
             await follower.reach(1)
         for version in range(2, FIRST_STOP + 1):
-            movers: Sequence[RefereeClient] = (http_b, grpc_b) if version % 2 else (http_a, grpc_a)
+            movers: Sequence[Client] = (http_b, grpc_b) if version % 2 else (http_a, grpc_a)
             await play(movers, game, tokens, accepted, moves=1, rng=rng)
             for follower in on_a if movers[0] is http_b else on_b:
                 await follower.reach(version)
@@ -174,7 +180,7 @@ async def test_watchers_resume_from_their_last_version_and_miss_nothing(
         for follower in followers:
             assert follower.connections >= 3, (follower.client.label, follower.connections)
             viewer = follower.token
-            own_final = await follower.client.get(game, viewer)
+            own_final = await follower.client.view(game, viewer)
             assert own_final.version == final.version
             assert_followed(follower, await follower.client.log(game, viewer), own_final)
         await assert_replays(grpc_a, game, tokens, request, accepted)
