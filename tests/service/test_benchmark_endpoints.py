@@ -7,7 +7,6 @@ passes it); an in-process app and gRPC server for the store-down answers.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -34,8 +33,9 @@ from hanafuda_referee.store import RedisStore, StoreSettings
 from hanafuda_referee.store.keys import KeySpace
 from tests.store.servers import free_port
 from tests.system.processes import RefereeProcess
+from tests.system.shared_redis import owned_prefix
 
-from .conftest import REDIS_URL, redis_answers
+from .conftest import REDIS_URL
 
 #: The reference write's key lives this long (RedisStore's _PROBE_TTL_MS).
 PROBE_TTL_MS = 10_000
@@ -64,17 +64,8 @@ def _grpc_code(target: str, method: str) -> grpc.StatusCode:
 @pytest.fixture
 def shared_prefix() -> Iterator[str]:
     """A key prefix of this test's own on the shared Redis, emptied afterwards."""
-    if not redis_answers():
-        pytest.skip("no Redis answers on 127.0.0.1:6379")
-    prefix = f"test-bench-{uuid.uuid4().hex}:"
-    yield prefix
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    with owned_prefix() as prefix:
+        yield prefix
 
 
 def test_the_endpoints_are_absent_by_default(tmp_path: Path) -> None:

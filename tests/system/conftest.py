@@ -6,19 +6,13 @@ test gets a key prefix ``test-<uuid>:`` of its own and every key under it is del
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import redis
-
-from tests.store.servers import port_answers
 
 from .processes import RefereeProcess
-
-SHARED_REDIS_URL = "redis://127.0.0.1:6379/0"
+from .shared_redis import SHARED_REDIS_URL, owned_prefix
 
 
 @pytest.fixture
@@ -49,24 +43,6 @@ def referee_pair(
         RefereeProcess(tmp_path, env=redis_env(key_prefix), name="replica-b") as second,
     ):
         yield first, second
-
-
-@contextmanager
-def owned_prefix() -> Iterator[str]:
-    """A fresh key prefix on the shared Redis whose keys are all deleted on exit."""
-    if not port_answers(6379):
-        pytest.fail("no Redis answers on 127.0.0.1:6379 (scripts/test starts one)")
-    prefix = f"test-{uuid.uuid4().hex}:"
-    try:
-        yield prefix
-    finally:
-        client = redis.Redis.from_url(SHARED_REDIS_URL)
-        try:
-            keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-            if keys:
-                client.delete(*keys)
-        finally:
-            client.close()
 
 
 @pytest.fixture(scope="module")

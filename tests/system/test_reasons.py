@@ -24,9 +24,10 @@ from hanafuda_referee.api.errors import DOMAIN, STATUS
 from tests.service.conftest import cards, scripted_request
 
 from .clients import GrpcClient, HttpClient, Refused, open_client, refusal_of
-from .conftest import owned_prefix, redis_env
+from .conftest import redis_env
 from .playing import CHOOSE, KOIKOI, PLAY, SAGE, STOP, move
 from .processes import RefereeProcess
+from .shared_redis import owned_prefix
 
 API_KEY = "system-test-key"
 
