@@ -25,6 +25,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from hanafuda.v1 import game_pb2, service_pb2
 
+from hanafuda_referee.api.grpc_server import SERVICE_NAME
 from tests.service.conftest import seeded_request
 from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
 
@@ -125,21 +126,38 @@ async def assert_unavailable(
     assert ready.json()["error"]["details"][0]["reason"] == "UNAVAILABLE"
     live, elapsed = await probe("/healthz", process)
     assert live.status_code == 200 and elapsed < FAST
-    # The gRPC health service reports the process itself, which still serves.
-    async with grpc.aio.insecure_channel(process.grpc_target) as channel:
-        health = await health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service=""), timeout=FAST
-        )
-    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    # gRPC health: the overall status is liveness (the process still serves), the referee's
+    # service name is readiness and follows the store within its check period.
+    assert await grpc_health(process, "") == health_pb2.HealthCheckResponse.SERVING
+    await wait_grpc_health(process, health_pb2.HealthCheckResponse.NOT_SERVING)
     assert process.process is not None and process.process.poll() is None
 
 
+async def grpc_health(process: RefereeProcess, service: str) -> int:
+    """The gRPC health status of ``service`` ("" for the whole server)."""
+    async with grpc.aio.insecure_channel(process.grpc_target) as channel:
+        answer = await health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=FAST
+        )
+    status: int = answer.status
+    return status
+
+
+async def wait_grpc_health(process: RefereeProcess, status: int) -> None:
+    """Waits until the referee service's gRPC health is ``status``."""
+    deadline = time.monotonic() + RECOVERY
+    while await grpc_health(process, SERVICE_NAME) != status:
+        assert time.monotonic() < deadline, f"gRPC readiness did not turn {status}"
+        await asyncio.sleep(0.05)
+
+
 async def wait_ready(process: RefereeProcess) -> None:
-    """Waits until ``/readyz`` answers 200 again."""
+    """Waits until ``/readyz`` answers 200 and the gRPC readiness is SERVING again."""
     deadline = time.monotonic() + RECOVERY
     while (await probe("/readyz", process))[0].status_code != 200:
         assert time.monotonic() < deadline, "the service did not see Redis come back"
         await asyncio.sleep(0.05)
+    await wait_grpc_health(process, health_pb2.HealthCheckResponse.SERVING)
 
 
 def assert_logged_unavailable(process: RefereeProcess) -> None:

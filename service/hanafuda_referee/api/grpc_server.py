@@ -19,8 +19,10 @@ logged and counted like any refusal. grpc itself accepts messages up to
 off by grpc with ``RESOURCE_EXHAUSTED`` (no ``ErrorInfo``), which bounds the memory a request
 can take.
 
-The server also serves the standard health service (``grpc.health.v1.Health``; the referee's
-service name and the overall status ``""``) and server reflection.
+The server also serves the standard health service (``grpc.health.v1.Health``) and server
+reflection. Health: the overall status ``""`` is liveness (SERVING while the process serves);
+the referee's service name is readiness, NOT_SERVING while the game store does not answer
+(:meth:`GrpcServer.set_ready`, kept in step by the service), like ``/readyz`` on HTTP.
 """
 
 from __future__ import annotations
@@ -262,6 +264,16 @@ class GrpcServer:
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         return self.port
+
+    async def set_ready(self, ready: bool) -> None:
+        """Report the referee's service as SERVING or NOT_SERVING (the store answers or not);
+        the overall status ``""`` is left SERVING."""
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if ready
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        await self.health.set(SERVICE_NAME, status)
 
     async def stop(self, grace: float) -> None:
         """Stop gracefully: report NOT_SERVING, refuse new calls, give calls in flight up to

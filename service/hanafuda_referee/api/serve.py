@@ -33,6 +33,8 @@ from hanafuda_referee.store import StoreError, open_store
 __all__ = ["serve"]
 
 _HTTP_MODULE = "hanafuda_referee.api.http_app"
+#: Seconds between two readiness checks of the store (one PING) for the gRPC health service.
+_READINESS_PERIOD = 1.0
 #: Seconds between two samples of the active games gauge (a SCAN on Redis: keep it rare).
 _GAUGE_PERIOD = 30.0
 
@@ -56,6 +58,21 @@ def _http_factory() -> Callable[[Referee, Config], Any] | None:
         return None
     factory: Callable[[Referee, Config], Any] = module.create_app
     return factory
+
+
+async def _follow_readiness(referee: Referee, grpc_server: GrpcServer) -> None:
+    """Keeps the gRPC health of the referee's service name in step with the store, as
+    ``/readyz`` is on HTTP; the overall status ``""`` stays SERVING: the process itself is alive,
+    and a liveness probe must not restart it for an outage of Redis."""
+    serving: bool | None = None
+    while True:
+        ready = await referee.ready()
+        if ready != serving:
+            await grpc_server.set_ready(ready)
+            if serving is not None:
+                logger.warning("game store " + ("back" if ready else "unavailable"))
+            serving = ready
+        await asyncio.sleep(_READINESS_PERIOD)
 
 
 async def _sample_active_games(referee: Referee) -> None:
@@ -138,6 +155,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         http_task.add_done_callback(lambda _: stop.set())
         logger.info("http listening", host=config.host, port=config.http_port)
     gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
+    readiness = asyncio.create_task(_follow_readiness(referee, grpc_server), name="readiness")
     # Everything made so far (modules, descriptors, the app) lives as long as the process: out
     # of the garbage collector's sight, a full collection has a fraction of the objects to walk,
     # which otherwise stalls every request in flight for tens of milliseconds under load.
@@ -154,9 +172,10 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         if http_task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(http_task, config.shutdown_grace + 5)
-        gauge.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await gauge
+        for task in (gauge, readiness):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await store.close()
         for sig in installed:
             loop.remove_signal_handler(sig)
