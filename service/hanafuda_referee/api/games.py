@@ -505,14 +505,7 @@ class HostedGames:
                     assert answer is not None
                     self._cache.put(after)
                     return answer
-                case Duplicate(answer=stored, version=answered):
-                    if stored:  # kept by an earlier release, which stored whole answers
-                        with _store_failures(game_id):
-                            page = await self._store.events(game_id, answered - 1, 1)
-                        if not page:
-                            raise ApiError("UNAVAILABLE", "the game's log is incomplete; retry")
-                        _check_retry(_Header.decode(page[0].events[0]), seat, move, request_id)
-                        return service_pb2.SubmitMoveResponse.FromString(stored)
+                case Duplicate(version=answered):
                     return await self._replayed_answer(game, seat, answered, move, request_id)
                 case Conflict(version=version, state=state):
                     if refusal is not None and version == game.version:
