@@ -90,40 +90,9 @@ class _Tag(IntEnum):
     GAME_ENDED = 20
 
 
-#: Teyaku ids, dekiyaku ids and payment reasons, stored by index (append-only).
-_WORDS = (
-    "triplet",
-    "special-triplet",
-    "red",
-    "lone-ribbon",
-    "lone-animal",
-    "lone-light",
-    "three-pairs",
-    "empty-nest",
-    "four-of-a-kind",
-    "haneken",
-    "one-two-four",
-    "four-three",
-    "akatan",
-    "aotan",
-    "inoshikacho",
-    "seven-ribbons",
-    "four-lights",
-    "five-lights",
-    "plains-16",
-    "plains-17",
-    "plains-18",
-    "plains-19",
-    "card-count",
-    "all-eights",
-    "double-eights",
-    "sage-refund",
-    "sage-overtaken",
-    "drop-fee",
-    "drop-fees-taken",
-)
-_WORD_INDEX = {word: i for i, word in enumerate(_WORDS)}
-assert {*TeyakuId, *DekiyakuId, *PaymentReason} <= set(_WORDS)
+#: Teyaku ids, dekiyaku ids and payment reasons are stored in events by their index in the
+#: engine codec's append-only table, the one game states use.
+_WORDS, _WORD_INDEX = codec.WORDS, codec.WORD_INDEX
 
 _TEYAKU_WORDS = frozenset(t.value for t in TeyakuId)
 _DEKIYAKU_WORDS = frozenset(d.value for d in DekiyakuId)

@@ -28,12 +28,13 @@ from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TEYAKU_VALUES, Teyaku, TeyakuId
 from hanafuda_referee.varint import Reader, Writer
 
-__all__ = ["decode", "encode"]
+__all__ = ["WORDS", "WORD_INDEX", "decode", "encode"]
 
 _FORMAT = 1
-#: The words of results and payments, stored as their index here. Append only: stored states
-#: use these numbers, so a new id goes at the end whatever its place in its table.
-_WORDS: tuple[str, ...] = (
+#: The words of results and payments, stored as their index here, in states and (through the
+#: service's Hachi-Hachi adapter) in logged events. Append only: stored data use these numbers,
+#: so a new id goes at the end whatever its place in its table.
+WORDS: tuple[str, ...] = (
     "shobu",
     "overtaken",
     "count",
@@ -65,10 +66,12 @@ _WORDS: tuple[str, ...] = (
     "sage-refund",
     "sage-overtaken",
     "drop-fee",
+    # Only in logged events: the round winner taking the drop fees on the table.
+    "drop-fees-taken",
 )
-_WORD_INDEX = {word: i for i, word in enumerate(_WORDS)}
+WORD_INDEX = {word: i for i, word in enumerate(WORDS)}
 # A new teyaku, dekiyaku or payment reason must be given a number above before it can be stored.
-assert {*TeyakuId, *DekiyakuId, *PaymentReason} <= set(_WORDS)
+assert {*TeyakuId, *DekiyakuId, *PaymentReason} <= set(WORDS)
 
 
 def _fail(what: str) -> RulesError:
@@ -81,14 +84,14 @@ def _write_payments(w: Writer, payments: tuple[Payment, ...]) -> None:
         w.uint(p.payer)
         w.uint(p.payee)
         w.uint(p.amount)
-        w.uint(_WORD_INDEX[p.reason])
+        w.uint(WORD_INDEX[p.reason])
 
 
 def _word(r: Reader) -> str:
     index = r.uint()
-    if index >= len(_WORDS):
+    if index >= len(WORDS):
         raise _fail("unknown word")
-    return _WORDS[index]
+    return WORDS[index]
 
 
 def _read_payments(r: Reader) -> tuple[Payment, ...]:
@@ -127,7 +130,7 @@ def encode(state: HachiHachiState) -> bytes:
         w.uint(result.dealer)
         w.uint(result.multiplier)
         w.small_ints(result.players)
-        w.uint(_WORD_INDEX[result.outcome])
+        w.uint(WORD_INDEX[result.outcome])
         w.uint(result.winner)
         w.uint(len(result.counts))
         for count in result.counts:
@@ -146,7 +149,7 @@ def encode(state: HachiHachiState) -> bytes:
         if teyaku is None:
             w.uint(0)
         else:
-            w.uint(_WORD_INDEX[teyaku.id] + 1)
+            w.uint(WORD_INDEX[teyaku.id] + 1)
             w.uint(teyaku.exposed)
     w.uint(state.field)
     w.small_ints(state.stock)
@@ -228,7 +231,7 @@ def decode(data: bytes) -> HachiHachiState:
             teyaku.append(None)
         else:
             try:
-                teyaku_id = TeyakuId(_WORDS[index - 1])
+                teyaku_id = TeyakuId(WORDS[index - 1])
             except (IndexError, ValueError):
                 raise _fail("teyaku") from None
             teyaku.append(Teyaku(teyaku_id, TEYAKU_VALUES[teyaku_id], r.uint()))
