@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hanafuda_referee.config import Config, add_arguments
 from hanafuda_referee.koikoi.rules import PRESETS
@@ -54,8 +54,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from hanafuda_referee.api.serve import serve
 
     configure_logging(config.log_format, config.log_level)
-    asyncio.run(serve(config))
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(serve(config))
     return 0
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when it is installed (a dependency everywhere it builds), else the
+    standard one. Its socket and scheduling paths are in C: a third of the time of a small HTTP
+    request with the standard loop goes to the loop itself."""
+    try:
+        import uvloop
+    except ImportError:  # Windows: uvloop does not exist there
+        return None
+    return uvloop.new_event_loop
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import gc
 import importlib
+import importlib.util
 import signal
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -33,6 +34,9 @@ from hanafuda_referee.store import StoreError, open_store
 __all__ = ["serve"]
 
 _HTTP_MODULE = "hanafuda_referee.api.http_app"
+#: uvicorn's HTTP/1.1 parser: httptools (C, a dependency) unless it is missing, then h11 (pure
+#: Python, several times slower per request).
+_HTTP_PARSER = "httptools" if importlib.util.find_spec("httptools") else "h11"
 #: Seconds between two readiness checks of the store (one PING) for the gRPC health service.
 _READINESS_PERIOD = 1.0
 #: Seconds between two samples of the active games gauge (a SCAN on Redis: keep it rare).
@@ -128,6 +132,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         port=port,
         store="redis" if config.redis_url else "memory",
         testing_features=config.allow_testing,
+        event_loop=type(asyncio.get_running_loop()).__module__.partition(".")[0],
     )
 
     http: _EmbeddedUvicorn | None = None
@@ -145,6 +150,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
                 app,
                 host=config.host,
                 port=config.http_port,
+                http=_HTTP_PARSER,
                 log_config=None,
                 access_log=False,
                 timeout_graceful_shutdown=int(config.shutdown_grace) or None,
@@ -153,7 +159,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         http_task = asyncio.create_task(http.serve(), name="http")
         # If the HTTP server dies (port taken...), stop the whole service rather than limp.
         http_task.add_done_callback(lambda _: stop.set())
-        logger.info("http listening", host=config.host, port=config.http_port)
+        logger.info("http listening", host=config.host, port=config.http_port, parser=_HTTP_PARSER)
     gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
     readiness = asyncio.create_task(_follow_readiness(referee, grpc_server), name="readiness")
     # Everything made so far (modules, descriptors, the app) lives as long as the process: out
