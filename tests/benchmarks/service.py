@@ -856,6 +856,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--transport", action="append", choices=["http", "grpc"], help="default: both"
     )
+    parser.add_argument(
+        "--workload",
+        action="append",
+        choices=WORKLOADS,
+        help="measure only this workload (repeat for several; default: all, e.g. to profile one)",
+    )
     parser.add_argument("--memory-games", type=int, default=2000, help="0 skips the measure")
     parser.add_argument("--no-ceiling", action="store_true", help="skip the generator ceiling")
     parser.add_argument("--log-level", default="INFO", help="the started server's log level")
@@ -936,6 +942,7 @@ def deploy(args: argparse.Namespace, stack: contextlib.ExitStack) -> Deployment:
 def main() -> None:
     args = _arguments()
     transports: list[str] = args.transport or ["http", "grpc"]
+    workloads: list[str] = args.workload or list(WORKLOADS)
     base = WorkerSpec(
         transport="",
         workload="",
@@ -983,10 +990,10 @@ def main() -> None:
             print("\nmemory: skipped (needs --redis-url and --key-prefix of the running server)")
 
         runs = [
-            run_once(target, base, transports, args.processes, n, args.runs)
+            run_once(target, base, transports, workloads, args.processes, n, args.runs)
             for n in range(args.runs)
         ]
-        print_medians(runs, transports)
+        print_medians(runs, transports, workloads)
 
         if not args.no_ceiling:
             print("\ngenerator ceiling (the no-op workload against bare stub servers)")
@@ -1001,6 +1008,7 @@ def run_once(
     target: Target,
     base: WorkerSpec,
     transports: Sequence[str],
+    workloads: Sequence[str],
     processes: int,
     run: int,
     runs: int,
@@ -1009,10 +1017,12 @@ def run_once(
     print(f"\nrun {run + 1} of {runs}")
     figures: Figures = {}
     for transport in transports:
-        for workload in WORKLOADS:
+        for workload in workloads:
             spec = replace(base, transport=transport, workload=workload)
             m = figures[transport, workload] = measure(target, spec, processes)
             print(describe(transport, workload, m), flush=True)
+        if "moves" not in workloads:
+            continue
         half = figures[transport, "moves"].rate / 2
         spec = replace(
             base, transport=transport, workload="moves", open_loop=True, rate=half / processes
@@ -1022,10 +1032,13 @@ def run_once(
     return figures
 
 
-def print_medians(runs: Sequence[Figures], transports: Sequence[str]) -> None:
+def print_medians(
+    runs: Sequence[Figures], transports: Sequence[str], workloads: Sequence[str]
+) -> None:
     print(f"\nmedians over {len(runs)} run(s)")
+    shown = [*workloads, "moves@half"] if "moves" in workloads else list(workloads)
     for transport in transports:
-        for workload in (*WORKLOADS, "moves@half"):
+        for workload in shown:
             picked = [r[transport, workload] for r in runs]
             rate = statistics.median(m.rate for m in picked)
             p50 = statistics.median(m.p50_ms for m in picked)
@@ -1033,6 +1046,8 @@ def print_medians(runs: Sequence[Figures], transports: Sequence[str]) -> None:
             print(
                 f"  {transport:5} {workload:10} {rate:9.0f}/s  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms"
             )
+        if set(WORKLOADS) - set(workloads):
+            continue  # a ratio needs all three figures
         per_write = statistics.median(
             r[transport, "moves"].rate / r[transport, "write"].rate for r in runs
         )
