@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from hanafuda_referee.errors import Reason, RulesError
 
-__all__ = ["Reader", "Writer", "pack"]
+__all__ = ["Reader", "Writer", "pack", "zigzag"]
 
 
 class Writer:
@@ -35,7 +35,7 @@ class Writer:
         buf.append(value)
 
     def sint(self, value: int) -> None:
-        self.uint(value * 2 if value >= 0 else -value * 2 - 1)
+        self.uint(zigzag(value))
 
     def text(self, value: str) -> None:
         data = value.encode()
@@ -108,12 +108,33 @@ class Reader:
 
 
 def pack(*values: int) -> bytes:
-    """Unsigned numbers written one after the other (a tag and its fields, say).
+    """Unsigned numbers written one after the other (a tag and its fields, say), as
+    :meth:`Writer.uint` writes each: one loop in one frame, for the hot paths that write many.
 
     >>> Reader(pack(3, 300)).uint()
     3
+    >>> pack(1, 2) + pack(3) == pack(1, 2, 3)
+    True
     """
-    w = Writer()
+    buf = bytearray()
+    append = buf.append
     for value in values:
-        w.uint(value)
-    return w.getvalue()
+        if value < 0x80:
+            if value < 0:
+                raise ValueError(f"negative value {value} in an unsigned field")
+            append(value)
+            continue
+        while value >= 0x80:
+            append((value & 0x7F) | 0x80)
+            value >>= 7
+        append(value)
+    return bytes(buf)
+
+
+def zigzag(value: int) -> int:
+    """A signed number as the unsigned one :meth:`Writer.sint` writes.
+
+    >>> [zigzag(v) for v in (0, -1, 1, -2)]
+    [0, 1, 2, 3]
+    """
+    return value * 2 if value >= 0 else -value * 2 - 1

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.errors import Reason, RulesError
@@ -161,6 +162,17 @@ def encode(state: HachiHachiState) -> bytes:
     return w.getvalue()
 
 
+@lru_cache(maxsize=256)
+def _rules(preset: str, overrides_text: str) -> HachiHachiRules:
+    """The rule set a state stores, one object per stored text (resolving it is costly, and
+    caches elsewhere find a rule set by identity first)."""
+    try:
+        overrides = json.loads(overrides_text) if overrides_text else {}
+    except ValueError:
+        raise _fail("rule overrides") from None
+    return HachiHachiRules.from_preset(preset, overrides)
+
+
 def decode(data: bytes) -> HachiHachiState:
     """The state :func:`encode` encoded. Raises ``RulesError`` (``BAD_ENCODING``) on bad input.
 
@@ -174,11 +186,7 @@ def decode(data: bytes) -> HachiHachiState:
         raise RulesError(Reason.BAD_ENCODING, "unknown Hachi-Hachi state format")
     preset = r.text()
     overrides_text = r.text()
-    try:
-        overrides = json.loads(overrides_text) if overrides_text else {}
-    except ValueError:
-        raise _fail("rule overrides") from None
-    rules = HachiHachiRules.from_preset(preset, overrides)
+    rules = _rules(preset, overrides_text)
     seed = r.uint()
     n = r.uint()
     if not MIN_PARTICIPANTS <= n <= MAX_PARTICIPANTS:

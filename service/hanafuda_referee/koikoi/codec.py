@@ -18,7 +18,7 @@ from hanafuda_referee.errors import Reason, RulesError
 from hanafuda_referee.koikoi.events import RoundResult
 from hanafuda_referee.koikoi.game import KoiKoiState, Phase, round_month
 from hanafuda_referee.koikoi.rules import KoiKoiRules
-from hanafuda_referee.varint import Reader, Writer
+from hanafuda_referee.varint import Reader, Writer, pack, zigzag
 
 __all__ = ["decode", "encode"]
 
@@ -57,8 +57,29 @@ def _overrides_text(rules: KoiKoiRules) -> str:
     return json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else ""
 
 
-def encode(state: KoiKoiState) -> bytes:
-    """The state as bytes; :func:`decode` gives back an equal state."""
+#: The encoded parts that stay the same over many moves, by the identity of what they encode
+#: (a game's states share their rule set, prepared deals and results objects until these change):
+#: each entry keeps its objects, so an id cannot be reused while it is cached.
+_HEADS: dict[tuple[int, int, int], tuple[KoiKoiRules, tuple[Deal, ...], bytes]] = {}
+_RESULTS: dict[int, tuple[tuple[RoundResult, ...], bytes]] = {}
+#: Bound on each of those caches: past it, it is emptied (entries are cheap to rebuild).
+_CACHE_LIMIT = 4096
+
+
+@lru_cache(maxsize=256)
+def _rules(preset: str, overrides_text: str) -> KoiKoiRules:
+    """The rule set a state stores, one object per stored text: resolving it is costly, and the
+    caches of this module, the scoring and the views find a rule set by identity first, so
+    states decoded from the store share their game's object rather than each bring a new one."""
+    return KoiKoiRules.from_preset(preset, json.loads(overrides_text) if overrides_text else {})
+
+
+def _head(state: KoiKoiState) -> bytes:
+    """Format, rule set, seed and prepared deals: the same for every state of a game."""
+    key = (id(state.rules), state.seed, id(state.prepared))
+    known = _HEADS.get(key)
+    if known is not None and known[0] is state.rules and known[1] is state.prepared:
+        return known[2]
     w = Writer()
     w.uint(_FORMAT)
     w.text(state.rules.preset)
@@ -67,34 +88,90 @@ def encode(state: KoiKoiState) -> bytes:
     w.uint(len(state.prepared))
     for deal in state.prepared:
         _write_deal(w, deal)
-    for value in (state.deals_made, state.round, state.dealer):
-        w.uint(value)
-    w.sint(state.scores[0])
-    w.sint(state.scores[1])
-    w.uint(len(state.results))
-    for r in state.results:
-        w.uint(r.round)
-        w.uint(r.dealer)
-        w.uint(_WORD_INDEX[r.outcome])
-        w.uint(_WORD_INDEX[r.detail])
-        w.uint(r.winner + 1)
-        for value in (r.points, r.captured, r.own_calls, r.opponent_calls, r.opponent_points):
-            w.uint(value)
-    w.uint(state.phase)
-    w.uint(state.turn)
-    for value in (*state.hands, state.field):
-        w.uint(value)
-    w.small_ints(state.stock)
-    w.uint(state.stock_pos)
-    for value in (*state.captured, *state.calls):
-        w.uint(value)
-    w.uint(state.last_caller + 1)
-    w.uint(state.turn_points)
-    w.uint(state.drawn)
-    w.uint(state.wild[0])
-    w.uint(state.wild[1])
-    w.uint(int(state.willow_seen))
-    return w.getvalue()
+    data = w.getvalue()
+    if len(_HEADS) >= _CACHE_LIMIT:
+        _HEADS.clear()
+    _HEADS[key] = (state.rules, state.prepared, data)
+    return data
+
+
+def _results(results: tuple[RoundResult, ...]) -> bytes:
+    """The finished rounds: the same from one round's end to the next."""
+    known = _RESULTS.get(id(results))
+    if known is not None and known[0] is results:
+        return known[1]
+    values = [len(results)]
+    for r in results:
+        values += (
+            r.round,
+            r.dealer,
+            _WORD_INDEX[r.outcome],
+            _WORD_INDEX[r.detail],
+            r.winner + 1,
+            r.points,
+            r.captured,
+            r.own_calls,
+            r.opponent_calls,
+            r.opponent_points,
+        )
+    data = pack(*values)
+    if len(_RESULTS) >= _CACHE_LIMIT:
+        _RESULTS.clear()
+    _RESULTS[id(results)] = (results, data)
+    return data
+
+
+def encode(state: KoiKoiState) -> bytes:
+    """The state as bytes; :func:`decode` gives back an equal state.
+
+    Every move encodes its new state for the store, so the parts that rarely change come from
+    small caches and the rest is packed in three runs.
+    """
+    (
+        _,
+        _,
+        _,
+        deals_made,
+        round_number,
+        dealer,
+        scores,
+        results,
+        phase,
+        turn,
+        hands,
+        field,
+        stock,
+        stock_pos,
+        captured,
+        calls,
+        last_caller,
+        turn_points,
+        drawn,
+        wild,
+        willow_seen,
+    ) = state
+    return b"".join(
+        (
+            _head(state),
+            pack(deals_made, round_number, dealer, zigzag(scores[0]), zigzag(scores[1])),
+            _results(results),
+            pack(phase, turn, hands[0], hands[1], field, len(stock)),
+            bytes(stock),
+            pack(
+                stock_pos,
+                captured[0],
+                captured[1],
+                calls[0],
+                calls[1],
+                last_caller + 1,
+                turn_points,
+                drawn,
+                wild[0],
+                wild[1],
+                int(willow_seen),
+            ),
+        )
+    )
 
 
 def decode(data: bytes) -> KoiKoiState:
@@ -104,7 +181,7 @@ def decode(data: bytes) -> KoiKoiState:
         raise RulesError(Reason.BAD_ENCODING, "unknown Koi-Koi state format")
     preset = r.text()
     overrides_text = r.text()
-    rules = KoiKoiRules.from_preset(preset, json.loads(overrides_text) if overrides_text else {})
+    rules = _rules(preset, overrides_text)
     seed = r.uint()
     prepared = tuple(
         Deal((r.small_ints(), r.small_ints()), r.small_ints(), r.small_ints())
