@@ -58,16 +58,22 @@ def card_value(card: int) -> cards_pb2.Card.ValueType:
     return cards_pb2.Card.ValueType(card)
 
 
-def card_list(mask: int) -> list[cards_pb2.Card.ValueType]:
-    """The cards of a set, in card order, as enum values for a repeated ``Card`` field."""
+@lru_cache(maxsize=65536)
+def card_list(mask: int) -> tuple[cards_pb2.Card.ValueType, ...]:
+    """The cards of a set, in card order, as enum values for a repeated ``Card`` field.
+
+    Cached: every view and event lists several sets, mostly the same ones as the previous
+    move's (a hand, the field, each seat's captures), and a hit costs less than one card's turn
+    of the loop.
+    """
     # The card numbers are the enum's values: the set bits, lowest first (as ``cards_of``, but
-    # without making a ``Card`` of each: every view lists several sets).
+    # without making a ``Card`` of each).
     cards: list[cards_pb2.Card.ValueType] = []
     while mask:
         low = mask & -mask
         cards.append(low.bit_length() - 1)  # type: ignore[arg-type]
         mask ^= low
-    return cards
+    return tuple(cards)
 
 
 def mask_from_cards(

@@ -62,7 +62,7 @@ from hanafuda_referee.koikoi.game import (
 )
 from hanafuda_referee.koikoi.rules import DEFAULT_PRESET, PRESETS, YAKU_IDS, KoiKoiRules
 from hanafuda_referee.koikoi.scoring import Yaku, yaku_of
-from hanafuda_referee.koikoi.view import view
+from hanafuda_referee.koikoi.view import SeatInfo, view
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, pack
 
@@ -167,6 +167,7 @@ class _RuleSetParts:
         self.message = koikoi_rules_to_proto(rules)
         self.round_result = lru_cache(maxsize=4096)(self._round_result)
         self.seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku)
+        self.seat_info = lru_cache(maxsize=4096)(self._seat_info)
 
     def _round_result(self, result: RoundResult) -> game_pb2.RoundResult:
         return round_result_to_proto(self.rules, result)
@@ -177,6 +178,22 @@ class _RuleSetParts:
         """A seat's yaku as messages, and their points."""
         yaku = yaku_of(self.rules, captured, month, koikoi_calls)
         return _yaku_messages(yaku), sum(y.points for y in yaku)
+
+    def _seat_info(self, info: SeatInfo, month: int, name: str) -> game_pb2.SeatInfo:
+        """A seat as every view shows it: the same from move to move until that seat captures
+        or calls."""
+        yaku, yaku_points = self.seat_yaku(info.captured, month, info.koikoi_calls)
+        return game_pb2.SeatInfo(
+            seat=info.seat,
+            name=name,
+            score=info.score,
+            captured=card_list(info.captured),
+            koikoi_calls=info.koikoi_calls,
+            hand_size=info.hand_size,
+            participation=game_pb2.PARTICIPATION_JOINED,
+            yaku=yaku,
+            yaku_points=yaku_points,
+        )
 
 
 @lru_cache(maxsize=128)
@@ -557,21 +574,9 @@ class KoiKoiAdapter:
             stock_size=seen.stock_size,
         )
         out.rules.CopyFrom(parts.message)
-        for info in seen.seats:
-            yaku, yaku_points = parts.seat_yaku(info.captured, seen.month, info.koikoi_calls)
-            out.seats.append(
-                game_pb2.SeatInfo(
-                    seat=info.seat,
-                    name=game.players[info.seat],
-                    score=info.score,
-                    captured=card_list(info.captured),
-                    koikoi_calls=info.koikoi_calls,
-                    hand_size=info.hand_size,
-                    participation=game_pb2.PARTICIPATION_JOINED,
-                    yaku=yaku,
-                    yaku_points=yaku_points,
-                )
-            )
+        out.seats.extend(
+            [parts.seat_info(info, seen.month, game.players[info.seat]) for info in seen.seats]
+        )
         if seat is not None:
             out.viewer_seat = seat
         out.waiting.kind = _WAITING[state.phase]
