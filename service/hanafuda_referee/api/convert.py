@@ -58,7 +58,7 @@ def card_value(card: int) -> cards_pb2.Card.ValueType:
     return cards_pb2.Card.ValueType(card)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)  # at most a few MB: a set has at most 48 cards
 def card_list(mask: int) -> tuple[cards_pb2.Card.ValueType, ...]:
     """The cards of a set, in card order, as enum values for a repeated ``Card`` field.
 
