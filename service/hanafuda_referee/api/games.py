@@ -65,7 +65,7 @@ from hanafuda_referee.store import (
     StoreUnavailable,
 )
 from hanafuda_referee.store.validation import check_game_id
-from hanafuda_referee.varint import Reader, Writer
+from hanafuda_referee.varint import Reader, pack
 
 __all__ = ["HostedGames"]
 
@@ -100,19 +100,20 @@ class _Header:
     initial_state: bytes = b""
 
     def encode(self) -> bytes:
-        w = Writer()
-        w.uint(_HEADER_FORMAT)
-        w.uint(self.time_ms)
-        w.uint(self.sequence)
-        w.uint(0 if self.seat is None else self.seat + 1)
-        if self.move is None:
-            w.uint(0)
-        else:
-            w.uint(self.move.kind)
-            w.uint(self.move.card)
-            w.uint(self.move.target)
-        w.small_ints(list(self.initial_state))
-        return w.getvalue()
+        # As a Writer would write it (uints, then the initial state as small ints), packed in
+        # one call: every move encodes a header.
+        move = self.move
+        return (
+            pack(
+                _HEADER_FORMAT,
+                self.time_ms,
+                self.sequence,
+                0 if self.seat is None else self.seat + 1,
+                *((0,) if move is None else (move.kind, move.card, move.target)),
+                len(self.initial_state),
+            )
+            + self.initial_state
+        )
 
     @classmethod
     def decode(cls, blob: bytes) -> _Header:
@@ -142,10 +143,7 @@ def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def _wrap_state(event_count: int, engine_state: bytes) -> bytes:
-    w = Writer()
-    w.uint(_STATE_FORMAT)
-    w.uint(event_count)
-    return w.getvalue() + engine_state
+    return pack(_STATE_FORMAT, event_count) + engine_state
 
 
 def _unwrap_state(data: bytes) -> tuple[int, bytes]:
