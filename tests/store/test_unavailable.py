@@ -120,7 +120,18 @@ async def test_hung_server_times_out_fast_and_store_recovers(
         await assert_all_fail_fast(store)
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
-    await assert_game_intact_and_usable(store)
+    # The commit tried while the server hung may have reached its socket, and then ran when it
+    # resumed: its outcome was unknown. Retrying it with its request id tells which, and it
+    # never runs twice.
+    assert await store.commit("g1", 0, b"x", [], "r1", b"") == Duplicate(b"a1", 1)
+    retried = await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2")
+    assert retried in (Committed(2), Duplicate(b"a2", 2))
+    assert await store.load("g1") == GameRecord(2, b"s2", b"meta")
+    assert await store.events("g1", -1, 10) == [
+        VersionedEvents(0, [b"e0"]),
+        VersionedEvents(1, [b"e1"]),
+        VersionedEvents(2, [b"e2"]),
+    ]
 
 
 async def test_a_blocked_watcher_fails_fast_when_the_server_goes(

@@ -1,4 +1,4 @@
-"""The Redis game store: single server or Redis Cluster, one round trip per operation.
+"""The Redis game store: single server or Redis Cluster, one round trip per operation or batch.
 
 Layout per game (every name shares the hash tag ``{<game_id>}``, see :mod:`.keys`):
 
@@ -12,8 +12,9 @@ Layout per game (every name shares the hash tag ``{<game_id>}``, see :mod:`.keys
   watcher subscribes to it (one connection per watcher) and reads the log from its last version
   whenever woken. A watcher subscribes before it reads, so no commit falls between the two.
 
-Writes are Lua scripts (:mod:`.scripts`): compare-and-set on the version, atomic, one round trip.
-Every commit gives the game's list the full idle time again (sliding expiry); reads do not, so
+Writes are Lua scripts (:mod:`.scripts`): compare-and-set on the version, atomic, one round trip;
+the commits started during one event-loop iteration share theirs (see "Batching" below). Every
+commit gives the game's list the full idle time again (sliding expiry); reads do not, so
 spectators cannot keep an abandoned game alive. Record and log share one key, so they can only
 expire together.
 
@@ -29,7 +30,22 @@ sharded pub/sub wakes watchers as immediately as a blocking XREAD did. Needs Red
 Failures: each operation runs under a deadline (``operation_timeout``, or the wake-up period plus
 it for a watcher's wait) and every connection-level problem becomes
 :class:`~.errors.StoreUnavailable`. Nothing is retried automatically (see
-:mod:`.redis_clients`).
+:mod:`.redis_clients`); a batch that fails fails each of its commits with StoreUnavailable.
+
+Batching (on a single server): a commit queues its script call and waits for its own reply. The
+first call of a batch starts the task that sends it, whose first step runs at the end of the
+current loop iteration, so a lone commit waits for no timer; every commit started before then
+joins the batch, up to :data:`_BATCH_MAX`, and the batch goes as one pipeline (see
+:mod:`.redis_clients`). Under load this turns a connection checkout, a write and a read per commit
+into one of each per batch. A commit never waits for a batch in flight: the next batch takes
+another connection. A batch runs under the operation deadline, which is also the deadline of each
+of its commits: a batch that fails, or does not end in time, fails every commit it has not
+answered with StoreUnavailable, and is not sent again (a commit whose reply was lost may have
+run). Commits answered NOSCRIPT did not run and go again with EVAL (:mod:`.scripts`). A caller
+that gives up (a cancelled request) before its batch goes out is left out of it. On a Redis
+Cluster each commit goes alone, as one EVALSHA through the cluster client: redis-py's cluster
+pipeline costs more than it saves there (measured in :mod:`.redis_clients`). Turning
+``batch_commits`` off (:class:`~.settings.StoreSettings`) sends each commit alone everywhere.
 
 Counting games (:meth:`RedisStore.count_games`) SCANs every primary for the game keys of this
 prefix. That is exact up to games created or expired during the scan, costs O(keys on the
@@ -42,6 +58,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -70,7 +87,7 @@ from .encoding import decode_record, pack_events, request_digest, unpack_events
 from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
 from .keys import GameKeys, KeySpace
 from .redis_clients import Clients, ClusterClients, SingleClients, Subscription
-from .scripts import COMMIT, CREATE, DELETE, READ_EVENTS
+from .scripts import COMMIT, CREATE, DELETE, READ_EVENTS, PipelineRunner
 from .settings import StoreSettings
 from .validation import check_bytes, check_events, check_range, check_request_id
 
@@ -91,8 +108,111 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 
 #: Log entries fetched per read by a watcher; more simply arrive on the next (immediate) read.
 _WATCH_BATCH = 100
+#: Most commits in one pipeline: bounds the memory and the head-of-line wait of one batch.
+_BATCH_MAX = 64
 #: How long the benchmark's reference write keeps its key, in milliseconds.
 _PROBE_TTL_MS = 10_000
+
+
+#: What :func:`_store_error` turns into a store error.
+_TRANSLATED: tuple[type[BaseException], ...] = (TimeoutError, RedisError, *_UNAVAILABLE)
+
+#: One queued COMMIT call: its keys, its arguments and its caller's future.
+_Call = tuple[tuple[str, ...], list[bytes | str | int], asyncio.Future[Any]]
+
+
+def _store_error(operation: str, exc: BaseException) -> BaseException:
+    """The store error that stands for ``exc`` (``exc`` itself if it is no Redis failure)."""
+    if isinstance(exc, TimeoutError):  # the operation deadline (asyncio.timeout)
+        error: BaseException = StoreUnavailable(f"{operation}: Redis did not answer in time")
+    elif isinstance(exc, _UNAVAILABLE):
+        error = StoreUnavailable(f"{operation}: {type(exc).__name__}: {exc}")
+    elif isinstance(exc, RedisError):
+        error = StoreError(f"{operation}: {type(exc).__name__}: {exc}")
+    else:
+        return exc
+    error.__cause__ = exc
+    return error
+
+
+class _CommitBatcher:
+    """Sends the COMMIT calls started in one event-loop iteration as one pipeline.
+
+    :meth:`submit` returns a future per call, resolved with the call's raw script reply, or failed
+    with the store error of its own error reply or of its batch's failure. A batch is sent by a
+    task of its own, so a caller that gives up (a cancelled request) cancels only its own future,
+    never the batch, whose other calls may have run already.
+    """
+
+    def __init__(self, runner: PipelineRunner, timeout: float) -> None:
+        self._runner = runner
+        self._timeout = timeout
+        #: The batch still taking calls, if any.
+        self._open: list[_Call] | None = None
+        #: Batches in flight (the loop keeps only weak references to tasks).
+        self._sending: set[asyncio.Task[None]] = set()
+
+    def submit(self, keys: tuple[str, ...], args: list[bytes | str | int]) -> asyncio.Future[Any]:
+        """Add one COMMIT call to the open batch, opening one if there is none."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        batch = self._open
+        if batch is None:
+            batch = self._open = []
+            task = loop.create_task(self._send(batch))
+            self._sending.add(task)
+            task.add_done_callback(functools.partial(self._sent, batch))
+        batch.append((keys, args, future))
+        if len(batch) >= _BATCH_MAX:
+            self._open = None
+        return future
+
+    async def _send(self, batch: list[_Call]) -> None:
+        # The task's first step runs at the end of the iteration that opened the batch.
+        if self._open is batch:
+            self._open = None
+        calls = [call for call in batch if not call[2].done()]
+        if not calls:
+            return
+        try:
+            async with asyncio.timeout(self._timeout):
+                replies = await COMMIT.run_all(
+                    self._runner, [(keys, args) for keys, args, _ in calls]
+                )
+        except Exception as exc:  # a cancellation is left to _sent
+            for _, _, future in calls:
+                if not future.done():
+                    future.set_exception(_store_error("commit", exc))
+            return
+        for (_, _, future), reply in zip(calls, replies, strict=True):
+            if not future.done():
+                if isinstance(reply, Exception):
+                    future.set_exception(_store_error("commit", reply))
+                else:
+                    future.set_result(reply)
+
+    def _sent(self, batch: list[_Call], task: asyncio.Task[None]) -> None:
+        """Done callback of a batch's task. If the task was cancelled (even before it started, as
+        when the loop shuts down) or failed, fails the calls it left unanswered: their callers
+        wait for nothing else."""
+        self._sending.discard(task)
+        if not task.cancelled() and task.exception() is None:
+            return
+        if self._open is batch:
+            self._open = None
+        for _, _, future in batch:
+            if not future.done():
+                if task.cancelled():
+                    future.set_exception(StoreUnavailable("commit: its batch was cancelled"))
+                else:
+                    error = StoreError(f"commit: the batch failed: {task.exception()!r}")
+                    error.__cause__ = task.exception()
+                    future.set_exception(error)
+
+    async def close(self) -> None:
+        """Wait for the batches in flight (each bounded by its deadline)."""
+        if self._sending:
+            await asyncio.wait(set(self._sending))
 
 
 class RedisStore:
@@ -102,6 +222,10 @@ class RedisStore:
         self._clients = clients
         self._settings = settings
         self._keys = KeySpace(settings.key_prefix)
+        runner = clients.pipelines if settings.batch_commits else None
+        self._batcher = (
+            None if runner is None else _CommitBatcher(runner, settings.operation_timeout)
+        )
 
     @classmethod
     def connect(
@@ -135,12 +259,8 @@ class RedisStore:
         """Translate redis-py errors into store errors."""
         try:
             yield
-        except TimeoutError as exc:  # the operation deadline (asyncio.timeout)
-            raise StoreUnavailable(f"{operation}: Redis did not answer in time") from exc
-        except _UNAVAILABLE as exc:
-            raise StoreUnavailable(f"{operation}: {type(exc).__name__}: {exc}") from exc
-        except RedisError as exc:
-            raise StoreError(f"{operation}: {type(exc).__name__}: {exc}") from exc
+        except _TRANSLATED as exc:
+            raise _store_error(operation, exc) from exc
 
     async def _run(
         self, operation: str, call: Coroutine[Any, Any, Any], timeout: float | None = None
@@ -186,7 +306,8 @@ class RedisStore:
         request_id: str | None,
         answer: bytes,
     ) -> CommitResult:
-        """See :meth:`.contract.GameStore.commit`. One EVALSHA, never retried."""
+        """See :meth:`.contract.GameStore.commit`. One script run (in a batch unless
+        ``batch_commits`` is off), never retried."""
         keys = self._keys.game(game_id)
         check_request_id(request_id)
         args: list[bytes | str | int] = [
@@ -199,7 +320,12 @@ class RedisStore:
             self._settings.answer_keep_ms,
             keys.channel,
         ]
-        reply = await self._run("commit", COMMIT.run(self._clients.main, keys.all(), args))
+        if self._batcher is None:
+            reply = await self._run("commit", COMMIT.run(self._clients.main, keys.all(), args))
+        else:
+            # The batch's deadline is this call's: it starts by the end of this loop iteration
+            # and fails every call it has not answered when it ends. Failures come translated.
+            reply = await self._batcher.submit(keys.all(), args)
         match reply:
             case [1, int(version)]:
                 return Committed(version=version)
@@ -313,6 +439,9 @@ class RedisStore:
         )
 
     async def close(self) -> None:
-        """Close both clients' connections (ends blocked watchers with StoreUnavailable)."""
+        """Close the clients' connections (ends blocked watchers with StoreUnavailable), once the
+        commit batches in flight are done."""
+        if self._batcher is not None:
+            await self._batcher.close()
         with self._failures("close"):
             await self._clients.close()

@@ -10,7 +10,9 @@ later).
 Scripts are run with EVALSHA (only the 40-character digest travels); a server that does not have
 the script cached (restart, failover, new cluster node) answers NOSCRIPT, and the runner then
 sends the source once with EVAL, which both runs and caches it. No SCRIPT LOAD round trip is
-needed up front, and a cluster needs no "load on every node" step.
+needed up front, and a cluster needs no "load on every node" step. A pipeline of runs
+(:meth:`LuaScript.run_all`) does the same per run: those answered NOSCRIPT, which therefore did
+not run, go again with EVAL in a second pipeline.
 
 Time: the answer expiry uses the server clock (``TIME``), allowed in scripts since Redis 5 with
 effect replication (the default from Redis 7), so all service replicas agree on expiry.
@@ -24,7 +26,19 @@ from typing import Any, Protocol
 
 from redis.exceptions import NoScriptError
 
-__all__ = ["COMMIT", "CREATE", "DELETE", "READ_EVENTS", "LuaScript", "ScriptRunner"]
+__all__ = [
+    "COMMIT",
+    "CREATE",
+    "DELETE",
+    "READ_EVENTS",
+    "Command",
+    "LuaScript",
+    "PipelineRunner",
+    "ScriptRunner",
+]
+
+#: One command as its arguments, the name first.
+Command = tuple[bytes | str | int, ...]
 
 
 class ScriptRunner(Protocol):
@@ -32,6 +46,15 @@ class ScriptRunner(Protocol):
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         """Send one command and return its parsed reply."""
+        ...
+
+
+class PipelineRunner(Protocol):
+    """What a pipeline of scripts needs: :class:`~.redis_clients.SingleClients` fits."""
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        """Send ``commands`` together, without a transaction, and return every reply in order;
+        an error reply comes back as its exception, a connection failure raises."""
         ...
 
 
@@ -51,6 +74,34 @@ class LuaScript:
             return await client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
         except NoScriptError:
             return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
+
+    async def run_all(
+        self,
+        runner: PipelineRunner,
+        calls: Sequence[tuple[Sequence[str], Sequence[bytes | str | int]]],
+    ) -> list[Any]:
+        """Run the script once per ``(keys, args)`` call in one pipeline, each its own atomic
+        run; return the raw replies in order, an error reply as its exception. Raises if the
+        first pipeline fails."""
+        replies = await runner.pipeline(
+            [("EVALSHA", self.sha, len(keys), *keys, *args) for keys, args in calls]
+        )
+        missing = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if missing:
+            # NOSCRIPT means "did not run": sending these again runs each exactly once. If that
+            # fails, it fails these alone: the others have their replies.
+            try:
+                again = await runner.pipeline(
+                    [
+                        ("EVAL", self.source, len(keys), *keys, *args)
+                        for keys, args in (calls[n] for n in missing)
+                    ]
+                )
+            except Exception as error:
+                again = [error] * len(missing)
+            for n, reply in zip(missing, again, strict=True):
+                replies[n] = reply
+        return replies
 
 
 #: KEYS: game, answers. ARGV: meta, state, packed events, idle ttl ms.

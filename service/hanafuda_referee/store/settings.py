@@ -33,6 +33,10 @@ class StoreSettings:
     operation_timeout: float = 2.0
     #: Redis: connection pool size per client (per node on a cluster).
     max_connections: int = 256
+    #: Redis: send the commits started in one event-loop iteration together, as one pipeline
+    #: (each still its own atomic script). Off: one round trip per commit, kept for comparison.
+    #: A Redis Cluster sends each commit alone either way.
+    batch_commits: bool = True
 
     def __post_init__(self) -> None:
         durations = {
