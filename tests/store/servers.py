@@ -9,11 +9,13 @@ restart one at will.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -114,6 +116,20 @@ class ServerProcess:
         deadline = time.monotonic() + 5
         while port_answers(self.port) and time.monotonic() < deadline:
             time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def private_server(directory: Path, extra: Sequence[str] = ()) -> Iterator[ServerProcess]:
+    """A redis-server of one test's own on a free port, stopped afterwards, even when the test
+    left it frozen (SIGSTOP) or already stopped it."""
+    process = ServerProcess(directory, free_port(), extra)
+    process.start()
+    try:
+        yield process
+    finally:
+        if process.process is not None and process.process.poll() is None:
+            os.kill(process.process.pid, signal.SIGCONT)
+        process.stop()
 
 
 class ClusterProcesses:

@@ -39,7 +39,7 @@ from hanafuda_referee.store.redis_clients import ClusterClients, SingleClients
 from hanafuda_referee.store.scripts import Command
 
 from .conftest import Backend
-from .servers import REDIS_SERVER, ServerProcess, free_port
+from .servers import REDIS_SERVER, ServerProcess, private_server
 
 pytestmark = pytest.mark.asyncio
 
@@ -124,39 +124,12 @@ async def flush_scripts(url: str) -> None:
         await client.aclose()
 
 
-@pytest_asyncio.fixture(params=["redis", "cluster"])
-async def redis_backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
-    """A single server, then a cluster, with a fresh key prefix, cleaned up afterwards."""
-    kind: str = request.param
-    url = request.getfixturevalue("single_redis_url" if kind == "redis" else "cluster_url")
-    backend = Backend(kind, url)
-    try:
-        yield backend
-    finally:
-        await backend.cleanup()
-
-
-@pytest_asyncio.fixture
-async def single_backend(single_redis_url: str) -> AsyncIterator[Backend]:
-    backend = Backend("redis", single_redis_url)
-    try:
-        yield backend
-    finally:
-        await backend.cleanup()
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
     if REDIS_SERVER is None:
         pytest.skip("redis-server is not installed")
-    process = ServerProcess(tmp_path, free_port())
-    process.start()
-    try:
+    with private_server(tmp_path) as process:
         yield process
-    finally:
-        if process.process is not None and process.process.poll() is None:
-            os.kill(process.process.pid, signal.SIGCONT)
-        process.stop()
 
 
 @pytest_asyncio.fixture(params=["redis", "cluster"])
@@ -184,10 +157,11 @@ async def create_games(store: RedisStore, count: int) -> list[str]:
 # -- outcomes (single server and cluster) -------------------------------------------------------
 
 
+@pytest.mark.parametrize("backend", ["redis", "cluster"], indirect=True)
 async def test_concurrent_commits_to_different_games_all_land_in_order(
-    redis_backend: Backend,
+    backend: Backend,
 ) -> None:
-    store = open_redis_store(redis_backend)
+    store = open_redis_store(backend)
     games = await create_games(store, 40)
     moves = 5
 
@@ -208,8 +182,9 @@ async def test_concurrent_commits_to_different_games_all_land_in_order(
         ]
 
 
-async def test_conflicting_commits_on_one_game_exactly_one_wins(redis_backend: Backend) -> None:
-    store = open_redis_store(redis_backend)
+@pytest.mark.parametrize("backend", ["redis", "cluster"], indirect=True)
+async def test_conflicting_commits_on_one_game_exactly_one_wins(backend: Backend) -> None:
+    store = open_redis_store(backend)
     [game] = await create_games(store, 1)
     rivals = 10
     results = await asyncio.gather(
@@ -226,8 +201,9 @@ async def test_conflicting_commits_on_one_game_exactly_one_wins(redis_backend: B
     assert await store.events(game, 0, 10) == [VersionedEvents(1, [b"r%d" % winner])]
 
 
-async def test_each_commit_of_a_batch_gets_its_own_outcome(redis_backend: Backend) -> None:
-    store = open_redis_store(redis_backend)
+@pytest.mark.parametrize("backend", ["redis", "cluster"], indirect=True)
+async def test_each_commit_of_a_batch_gets_its_own_outcome(backend: Backend) -> None:
+    store = open_redis_store(backend)
     fresh, answered, stale = await create_games(store, 3)
     assert await store.commit(answered, 0, b"s1", [b"e1"], "req", b"the answer") == Committed(1)
     assert await store.commit(stale, 0, b"s1", [b"e1"], None, b"") == Committed(1)
@@ -242,10 +218,11 @@ async def test_each_commit_of_a_batch_gets_its_own_outcome(redis_backend: Backen
     assert isinstance(results[3], GameNotFound)
 
 
-async def test_an_error_reply_fails_only_its_own_commit(redis_backend: Backend) -> None:
-    store = open_redis_store(redis_backend)
+@pytest.mark.parametrize("backend", ["redis", "cluster"], indirect=True)
+async def test_an_error_reply_fails_only_its_own_commit(backend: Backend) -> None:
+    store = open_redis_store(backend)
     good, broken = await create_games(store, 2)
-    redis_url, cluster = parse_store_url(redis_backend.url or "")
+    redis_url, cluster = parse_store_url(backend.url or "")
     raw: Redis | RedisCluster = (
         RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
     )
@@ -287,8 +264,9 @@ async def test_commits_after_a_script_flush_each_land_once(flushable_backend: Ba
 # -- how commits are grouped (single server) ----------------------------------------------------
 
 
-async def test_commits_of_one_loop_iteration_share_one_pipeline(single_backend: Backend) -> None:
-    store, clients = recording_store(single_backend)
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
+async def test_commits_of_one_loop_iteration_share_one_pipeline(backend: Backend) -> None:
+    store, clients = recording_store(backend)
     games = await create_games(store, 100)
     assert await store.commit(games[0], 0, b"s", [], None, b"") == Committed(1)
     assert clients.pipelines_sent == [["EVALSHA"]]  # a lone commit: a pipeline of one
@@ -317,12 +295,13 @@ async def test_commits_of_one_loop_iteration_share_one_pipeline(single_backend: 
     assert clients.pipelines_sent == [["EVALSHA"]] * 3
 
 
-async def test_with_batching_off_each_commit_goes_alone(single_backend: Backend) -> None:
-    settings = replace(single_backend.settings, batch_commits=False)
-    assert single_backend.url is not None
-    clients = RecordingClients(single_backend.url, settings)
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
+async def test_with_batching_off_each_commit_goes_alone(backend: Backend) -> None:
+    settings = replace(backend.settings, batch_commits=False)
+    assert backend.url is not None
+    clients = RecordingClients(backend.url, settings)
     store = RedisStore(clients, settings)
-    single_backend.opened.append(store)
+    backend.opened.append(store)
     games = await create_games(store, 5)
     results = await asyncio.gather(*(store.commit(game, 0, b"s", [], None, b"") for game in games))
     assert results == [Committed(1)] * 5
@@ -387,10 +366,11 @@ async def test_a_failed_eval_pipeline_fails_only_the_commits_it_carried(
         await backend.cleanup()
 
 
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
 async def test_a_commit_given_up_before_its_batch_went_is_not_sent(
-    single_backend: Backend,
+    backend: Backend,
 ) -> None:
-    store, clients = recording_store(single_backend)
+    store, clients = recording_store(backend)
     abandoned, kept = await create_games(store, 2)
     gone = asyncio.create_task(store.commit(abandoned, 0, b"s1", [b"e"], None, b""))
     other = asyncio.create_task(store.commit(kept, 0, b"s1", [b"e"], None, b""))
@@ -403,8 +383,9 @@ async def test_a_commit_given_up_before_its_batch_went_is_not_sent(
     assert await store.load(abandoned) == GameRecord(0, state(0, 0), META)
 
 
-async def test_a_batch_cancelled_before_it_went_fails_its_commits(single_backend: Backend) -> None:
-    store, clients = recording_store(single_backend)
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
+async def test_a_batch_cancelled_before_it_went_fails_its_commits(backend: Backend) -> None:
+    store, clients = recording_store(backend)
     [game] = await create_games(store, 1)
     commit = asyncio.create_task(store.commit(game, 0, b"s1", [], None, b""))
     await asyncio.sleep(0)  # queued; its batch goes at the end of this iteration

@@ -28,7 +28,7 @@ from hanafuda_referee.store import (
 )
 from hanafuda_referee.store.scripts import COMMIT
 
-from .servers import REDIS_SERVER, ServerProcess, free_port
+from .servers import REDIS_SERVER, ServerProcess, free_port, private_server
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -48,16 +48,9 @@ FAST = SETTINGS.operation_timeout + 0.5
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    process = ServerProcess(
-        tmp_path, free_port(), extra=["--appendonly", "yes", "--appendfsync", "always"]
-    )
-    process.start()
-    try:
+    durable = ["--appendonly", "yes", "--appendfsync", "always"]
+    with private_server(tmp_path, durable) as process:
         yield process
-    finally:
-        if process.process is not None and process.process.poll() is None:
-            os.kill(process.process.pid, signal.SIGCONT)
-        process.stop()
 
 
 @pytest_asyncio.fixture
