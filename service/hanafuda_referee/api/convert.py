@@ -8,9 +8,10 @@ number the contract does not define) is refused with an :class:`ApiError` before
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from functools import lru_cache
+from types import TracebackType
 from typing import Any
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
@@ -294,20 +295,47 @@ def score_to_proto(score: ScoreBreakdown) -> scoring_pb2.ScoreBreakdown:
 # --- refusals --------------------------------------------------------------------------------
 
 
-@contextmanager
-def engine_refusals() -> Iterator[None]:
+class _EngineRefusals:
+    """The context manager of :func:`engine_refusals`. A class rather than a generator: the
+    move path enters one several times per request, and a generator-based one costs a
+    generator and a helper object each time."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(error, MoveRejected):
+            raise ApiError(error.reason.value, error.message) from None
+        if isinstance(error, RulesError):
+            metadata = {"option": error.option} if error.option else {}
+            raise ApiError(error.reason.value, error.message, metadata) from None
+        if isinstance(error, BadCardsError):
+            raise ApiError("BAD_CARDS", error.message) from None
+
+
+_ENGINE_REFUSALS = _EngineRefusals()
+
+
+def engine_refusals() -> AbstractContextManager[None]:
     """Turn the engines' refusals into :class:`ApiError` with the same reason.
 
     ``MoveRejected`` and ``RulesError`` carry an engine ``Reason`` (spelled as the contract's);
     a rule-set refusal names its option in the ``option`` metadata; Hachi-Hachi's
     ``BadCardsError`` is ``BAD_CARDS``.
+
+    >>> from hanafuda_referee.errors import Reason
+    >>> try:
+    ...     with engine_refusals():
+    ...         raise MoveRejected(Reason.NOT_YOUR_TURN, "seat 1 is to play")
+    ... except ApiError as error:
+    ...     print(error.reason, error.message)
+    NOT_YOUR_TURN seat 1 is to play
     """
-    try:
-        yield
-    except MoveRejected as rejection:
-        raise ApiError(rejection.reason.value, rejection.message) from None
-    except RulesError as error:
-        metadata = {"option": error.option} if error.option else {}
-        raise ApiError(error.reason.value, error.message, metadata) from None
-    except BadCardsError as error:
-        raise ApiError("BAD_CARDS", error.message) from None
+    return _ENGINE_REFUSALS

@@ -29,9 +29,9 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 from hanafuda.v1 import events_pb2, service_pb2
@@ -204,15 +204,28 @@ class _Cache:
         self._games.pop(game_id, None)
 
 
-@contextmanager
-def _store_failures(game_id: str = "") -> Iterator[None]:
-    """Turn store exceptions into API errors."""
-    try:
-        yield
-    except StoreUnavailable:
-        raise ApiError("UNAVAILABLE", "the game store is unavailable; retry later") from None
-    except GameNotFound:
-        raise ApiError("UNKNOWN_GAME", f"no game {game_id!r}") from None
+class _store_failures:  # noqa: N801 - used like the function it replaced
+    """Turns store exceptions into API errors. A class rather than a generator-based context
+    manager: the move path enters one per request."""
+
+    __slots__ = ("_game_id",)
+
+    def __init__(self, game_id: str = "") -> None:
+        self._game_id = game_id
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(error, StoreUnavailable):
+            raise ApiError("UNAVAILABLE", "the game store is unavailable; retry later") from None
+        if isinstance(error, GameNotFound):
+            raise ApiError("UNKNOWN_GAME", f"no game {self._game_id!r}") from None
 
 
 def _check_retry(answered: _Header, seat: int, move: Move, request_id: str | None) -> None:

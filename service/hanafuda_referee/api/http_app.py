@@ -38,7 +38,12 @@ from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 from litestar import Litestar, Request, Response, get
 from litestar.config.cors import CORSConfig
 from litestar.enums import HttpMethod
-from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
+from litestar.exceptions import (
+    HTTPException,
+    InternalServerException,
+    MethodNotAllowedException,
+    NotFoundException,
+)
 from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
 from litestar.types import Message, Scope
@@ -326,14 +331,28 @@ async def _read_body(request: Request[Any, Any, Any], declared: str | None, limi
             raise ApiError("INVALID_ARGUMENT", "Content-Length is not a number") from None
         if length > limit:
             raise _too_large(limit)
+    # Straight from the ASGI channel, as Litestar's ``request.stream()`` reads it (the handlers
+    # take no body parameter, so nothing has read it before), without an async generator and a
+    # yield per chunk: the body is on every move's path.
+    receive = request.receive
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            raise InternalServerException("client disconnected prematurely")
+        if event["type"] != "http.request":
+            continue
+        chunk = event.get("body", b"")
+        if chunk:
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+        if not event.get("more_body", False):
+            break
+    request.is_connected = False
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _split_query_token(

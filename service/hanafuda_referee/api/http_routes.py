@@ -30,7 +30,7 @@ from google.protobuf.descriptor import (
 from google.protobuf.message import Message
 
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.proto_json import read_simple
+from hanafuda_referee.api.proto_json import UNPAIRED_SURROGATE, read_simple
 
 __all__ = [
     "HttpBinding",
@@ -54,6 +54,7 @@ _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:=(\*\*?))?\}")
 
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
 _BOOL = FieldDescriptor.TYPE_BOOL
+_STRING = FieldDescriptor.TYPE_STRING
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
 
@@ -431,6 +432,10 @@ def _set_scalar(message: Message, field_path: str, value: str) -> None:
     for step in steps[:-1]:
         target = getattr(target, step)
     field = cast(Descriptor, target.DESCRIPTOR).fields_by_name[steps[-1]]
+    if field.type == _STRING and not field.is_repeated and not UNPAIRED_SURROGATE.search(value):
+        # What the general path below makes of a string (every route's game id) in one step.
+        setattr(target, field.name, value)
+        return
     scratch = type(target)()
     converted: object = _query_bool(field.name, value) if field.type == _BOOL else value
     tree = {field.json_name: converted}

@@ -32,16 +32,17 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
 
-from google.protobuf import json_format, message_factory
+from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-__all__ = ["JsonWriter", "message_json", "read_simple"]
+__all__ = ["UNPAIRED_SURROGATE", "JsonWriter", "message_json", "read_simple"]
 
 # The json module's own string encoder, as ``json.dumps(..., ensure_ascii=False)`` uses it (the
 # C version when available): the escaping is then the same by construction.
@@ -53,7 +54,7 @@ _encode_string: Callable[[str], str] = (
 # the unpaired surrogates it refuses in a string, its printer's conversion of single values (for
 # the texts computed once per type) and its list of the well-known types it writes specially.
 #: The unpaired surrogates json_format refuses in a string.
-_SURROGATE: re.Pattern[str] = json_format._UNPAIRED_SURROGATE_PATTERN  # type: ignore[attr-defined]
+UNPAIRED_SURROGATE: re.Pattern[str] = json_format._UNPAIRED_SURROGATE_PATTERN  # type: ignore[attr-defined]
 _PRINTER: Any = json_format._Printer  # type: ignore[attr-defined]
 _SPECIAL_TYPES: frozenset[str] = frozenset(json_format._WKTJSONMETHODS)  # type: ignore[attr-defined]
 
@@ -151,9 +152,9 @@ class JsonWriter:
         self._memoized = frozenset(memoized)
         # The writer of each message type met so far, compiled on first use.
         self._writers: dict[str, _Writer] = {}
-        # Memoized types: how to parse their bytes back, and their plan's writer.
-        self._memo_targets: dict[str, tuple[type[Message], _Writer]] = {}
-        self._memo_text = lru_cache(maxsize=memo_size)(self._text_of_bytes)
+        self._memo_size = max(1, memo_size)
+        # Memoized texts by (type name, serialized bytes), oldest first.
+        self._memo: OrderedDict[tuple[str, bytes], str] = OrderedDict()
 
     def message(self, message: Message) -> str:
         """The JSON text of ``message``."""
@@ -184,9 +185,7 @@ class JsonWriter:
             base = _planned_writer(plan)
         writer = base
         if name in self._memoized:
-            self._memo_targets[name] = (message_factory.GetMessageClass(descriptor), base)
-            memo = self._memo_text
-            writer = lambda value: memo(name, value.SerializeToString())  # noqa: E731
+            writer = self._memoizing(name, base)
         # Registered before the fields are compiled, so that a recursive field finds it.
         self._writers[name] = writer
         if plan is not None:
@@ -245,10 +244,24 @@ class JsonWriter:
             for number in enum.values_by_number
         }
 
-    def _text_of_bytes(self, name: str, data: bytes) -> str:
-        """The text of the memoized type ``name`` serialized as ``data``."""
-        message_class, write = self._memo_targets[name]
-        return write(message_class.FromString(data))
+    def _memoizing(self, name: str, write: _Writer) -> _Writer:
+        """``write`` with its texts kept by the serialized bytes of the message. A miss writes
+        the message in hand (no parse of the bytes back); the oldest entry goes when the memo
+        is full (insertion order: a hit does not refresh an entry, which keeps a hit to one
+        dictionary lookup)."""
+        memo = self._memo
+        size = self._memo_size
+
+        def memoized(value: Message) -> str:
+            key = (name, value.SerializeToString())
+            text = memo.get(key)
+            if text is None:
+                text = memo[key] = write(value)
+                if len(memo) > size:
+                    memo.popitem(last=False)
+            return text
+
+        return memoized
 
 
 def _plannable(descriptor: Descriptor) -> bool:
@@ -353,7 +366,7 @@ def _scalar(field: FieldDescriptor, value: object) -> object | None:
         if field.type == FieldDescriptor.TYPE_BYTES or type(value) is not str:
             return None
         # json_format refuses unpaired surrogates, which json.loads lets through.
-        return None if _SURROGATE.search(value) else value
+        return None if UNPAIRED_SURROGATE.search(value) else value
     if cpp in _INT32S or cpp in _INT64S:
         if type(value) is int:
             return value
