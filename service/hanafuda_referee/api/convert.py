@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from functools import lru_cache
-from types import TracebackType
 from typing import Any
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
@@ -23,7 +22,7 @@ from hanafuda.v1 import (
     scoring_pb2,
 )
 
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.errors import ApiError, ErrorTranslation
 from hanafuda_referee.cards import DECK, cards_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.errors import MoveRejected, RulesError
@@ -295,29 +294,20 @@ def score_to_proto(score: ScoreBreakdown) -> scoring_pb2.ScoreBreakdown:
 # --- refusals --------------------------------------------------------------------------------
 
 
-class _EngineRefusals:
-    """The context manager of :func:`engine_refusals`. A class rather than a generator: the
-    move path enters one several times per request, and a generator-based one costs a
-    generator and a helper object each time."""
+class _EngineRefusals(ErrorTranslation):
+    """The translation of :func:`engine_refusals`."""
 
     __slots__ = ()
 
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def translate(self, error: BaseException) -> ApiError | None:
         if isinstance(error, MoveRejected):
-            raise ApiError(error.reason.value, error.message) from None
+            return ApiError(error.reason.value, error.message)
         if isinstance(error, RulesError):
             metadata = {"option": error.option} if error.option else {}
-            raise ApiError(error.reason.value, error.message, metadata) from None
+            return ApiError(error.reason.value, error.message, metadata)
         if isinstance(error, BadCardsError):
-            raise ApiError("BAD_CARDS", error.message) from None
+            return ApiError("BAD_CARDS", error.message)
+        return None
 
 
 _ENGINE_REFUSALS = _EngineRefusals()

@@ -11,10 +11,11 @@ engine's :class:`~hanafuda_referee.errors.Reason` values plus the service's own)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import TracebackType
 
 import grpc
 
-__all__ = ["DOMAIN", "STATUS", "ApiError"]
+__all__ = ["DOMAIN", "STATUS", "ApiError", "ErrorTranslation"]
 
 #: The ``google.rpc.ErrorInfo.domain`` of every error this service raises.
 DOMAIN = "hanafuda-referee"
@@ -78,3 +79,31 @@ class ApiError(Exception):
     @property
     def http_status(self) -> int:
         return STATUS[self.reason][1]
+
+
+class ErrorTranslation:
+    """A context manager that turns the exceptions :meth:`translate` knows into
+    :class:`ApiError` (not chained: the original's details stay inside the service) and lets
+    every other one through. A plain class: the move path enters these on every request, and a
+    generator-based context manager costs a generator and a helper object each time.
+    """
+
+    __slots__ = ()
+
+    def translate(self, error: BaseException) -> ApiError | None:
+        """The API error ``error`` becomes; None lets it through unchanged."""
+        raise NotImplementedError
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if error is not None:
+            translated = self.translate(error)
+            if translated is not None:
+                raise translated from None

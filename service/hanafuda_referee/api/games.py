@@ -31,7 +31,6 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 from hanafuda.v1 import events_pb2, service_pb2
@@ -44,7 +43,7 @@ from hanafuda_referee.api.convert import (
     engine_refusals,
     move_from_proto,
 )
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.errors import ApiError, ErrorTranslation
 from hanafuda_referee.api.observability import annotate
 from hanafuda_referee.api.tokens import (
     GameMeta,
@@ -204,28 +203,20 @@ class _Cache:
         self._games.pop(game_id, None)
 
 
-class _store_failures:  # noqa: N801 - used like the function it replaced
-    """Turns store exceptions into API errors. A class rather than a generator-based context
-    manager: the move path enters one per request."""
+class _store_failures(ErrorTranslation):  # noqa: N801 - used like the function it replaced
+    """Turns store exceptions into API errors."""
 
     __slots__ = ("_game_id",)
 
     def __init__(self, game_id: str = "") -> None:
         self._game_id = game_id
 
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def translate(self, error: BaseException) -> ApiError | None:
         if isinstance(error, StoreUnavailable):
-            raise ApiError("UNAVAILABLE", "the game store is unavailable; retry later") from None
+            return ApiError("UNAVAILABLE", "the game store is unavailable; retry later")
         if isinstance(error, GameNotFound):
-            raise ApiError("UNKNOWN_GAME", f"no game {self._game_id!r}") from None
+            return ApiError("UNKNOWN_GAME", f"no game {self._game_id!r}")
+        return None
 
 
 def _check_retry(answered: _Header, seat: int, move: Move, request_id: str | None) -> None:

@@ -352,7 +352,7 @@ async def _read_body(request: Request[Any, Any, Any], declared: str | None, limi
         if not event.get("more_body", False):
             break
     request.is_connected = False
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return b"".join(chunks)
 
 
 def _split_query_token(

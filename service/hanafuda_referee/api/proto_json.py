@@ -152,8 +152,8 @@ class JsonWriter:
         self._memoized = frozenset(memoized)
         # The writer of each message type met so far, compiled on first use.
         self._writers: dict[str, _Writer] = {}
-        self._memo_size = max(1, memo_size)
-        # Memoized texts by (type name, serialized bytes), oldest first.
+        self._memo_size = memo_size
+        # Memoized texts by (type name, serialized bytes), least recently used first.
         self._memo: OrderedDict[tuple[str, bytes], str] = OrderedDict()
 
     def message(self, message: Message) -> str:
@@ -246,19 +246,20 @@ class JsonWriter:
 
     def _memoizing(self, name: str, write: _Writer) -> _Writer:
         """``write`` with its texts kept by the serialized bytes of the message. A miss writes
-        the message in hand (no parse of the bytes back); the oldest entry goes when the memo
-        is full (insertion order: a hit does not refresh an entry, which keeps a hit to one
-        dictionary lookup)."""
+        the message in hand (no parse of the bytes back); the least recently used entry goes
+        when the memo is full."""
         memo = self._memo
         size = self._memo_size
 
         def memoized(value: Message) -> str:
             key = (name, value.SerializeToString())
             text = memo.get(key)
-            if text is None:
-                text = memo[key] = write(value)
-                if len(memo) > size:
-                    memo.popitem(last=False)
+            if text is not None:
+                memo.move_to_end(key)
+                return text
+            text = memo[key] = write(value)
+            if len(memo) > size:
+                memo.popitem(last=False)
             return text
 
         return memoized
