@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
-from google.protobuf import json_format, message_factory
+from google.protobuf import json_format, message_factory, timestamp_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.proto_json import JsonWriter, message_json, read_simple
+from hanafuda_referee.api.proto_json import JsonWriter, Text, list_text, message_json, read_simple
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 from tests.service.conftest import cards
@@ -175,6 +175,59 @@ def test_random_messages_of_every_contract_type_are_written_exactly() -> None:
         assert memoizing.message(message) == expected, message
         count += 1
     assert count > 300
+
+
+def field_values(message: Message, rng: random.Random) -> dict[str, Any]:
+    """The values of ``message``'s fields as :meth:`JsonWriter.compose` takes them: Python
+    values or, at random, their texts; unset fields with presence as None or missing, unset
+    fields without presence missing or at their zero value."""
+    values: dict[str, Any] = {}
+    for field in message.DESCRIPTOR.fields:
+        value = getattr(message, field.name)
+        if field.has_presence and not message.HasField(field.name):
+            if rng.random() < 0.5:
+                values[field.name] = None
+            continue
+        if not field.has_presence and rng.random() < 0.2 and not value:
+            continue  # missing: written at its zero value all the same
+        if field.message_type is not None:
+            if field.is_repeated:
+                values[field.name] = list_text([message_json(item) for item in value])
+            else:
+                values[field.name] = Text(message_json(value))
+        elif field.is_repeated and value and rng.random() < 0.3:
+            written = json.loads(reference(message))[field.json_name]
+            values[field.name] = list_text([json.dumps(v, ensure_ascii=False) for v in written])
+        elif field.is_repeated:
+            values[field.name] = list(value)
+        else:
+            values[field.name] = value
+    return values
+
+
+def test_composing_field_values_writes_what_the_message_gives() -> None:
+    writer = JsonWriter()
+    rng = random.Random(5)
+    count = 0
+    for message in random_messages(seeds=12):
+        descriptor = cast(Descriptor, message.DESCRIPTOR)
+        try:
+            writer.compose(descriptor, {})
+        except ValueError:
+            continue  # a type left to json_format: compose refuses it
+        values = field_values(message, rng)
+        assert writer.compose(descriptor, values) == reference(message), message
+        count += 1
+    assert count > 300
+
+
+def test_compose_writes_zero_values_with_presence_and_skips_empty_lists() -> None:
+    writer = JsonWriter()
+    view = game_pb2.GameView(viewer_seat=0, turn=0)
+    values = {"viewer_seat": 0, "turn": 0, "hand": [], "seats": list_text([]), "version": 0}
+    assert writer.compose(game_pb2.GameView.DESCRIPTOR, values) == reference(view)
+    with pytest.raises(ValueError, match="not a type compose writes"):
+        writer.compose(timestamp_pb2.Timestamp.DESCRIPTOR, {})
 
 
 def test_a_field_is_written_as_the_json_of_the_whole_message_holds_it() -> None:

@@ -21,6 +21,12 @@ moved first, the store answers with the current state, and the move is validated
 it (a few times at most). A move the rules refuse is only refused once the store confirms that
 the state it was judged on is current and that its request id was never answered: a commit that
 cannot succeed (expected version -1) asks exactly that and changes nothing.
+
+Answering: ``submit`` and ``get`` return a reply (:class:`MoveReply`, :class:`ViewReply`) rather
+than the message. gRPC takes its message; HTTP takes its JSON text, which the reply composes from
+texts the adapter keeps between moves (the rules, seat lines, moves, recurring events) without
+building the message: building the message and then writing it was most of an HTTP move's cost.
+Both forms say the same thing, byte for byte (``tests/service/test_replies.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import events_pb2, service_pb2
 
 from hanafuda_referee.api.adapters import GameAdapter, GameInfo, adapter_for
@@ -45,6 +52,7 @@ from hanafuda_referee.api.convert import (
 )
 from hanafuda_referee.api.errors import ApiError, ErrorTranslation
 from hanafuda_referee.api.observability import annotate
+from hanafuda_referee.api.proto_json import JsonWriter, Text, list_text
 from hanafuda_referee.api.tokens import (
     GameMeta,
     hash_token,
@@ -66,7 +74,7 @@ from hanafuda_referee.store import (
 from hanafuda_referee.store.validation import check_game_id
 from hanafuda_referee.varint import Reader, pack
 
-__all__ = ["HostedGames"]
+__all__ = ["HostedGames", "MoveReply", "ViewReply"]
 
 _STATE_FORMAT = 1
 _HEADER_FORMAT = 1
@@ -240,6 +248,132 @@ def _game_id(game_id: str) -> str:
     return game_id
 
 
+def _events(
+    game: _Game,
+    state: Any,
+    version: int,
+    blobs: Sequence[bytes],
+    seat: int | None,
+    header: _Header | None = None,
+) -> list[events_pb2.Event]:
+    """A log entry's events (header first) as ``seat`` may see them; ``version`` is the
+    store's. ``header``: the entry's header when the caller has it decoded already."""
+    if header is None:
+        header = _Header.decode(blobs[0])
+    seconds, millis = divmod(header.time_ms, 1000)
+    info = game.info
+    out: list[events_pb2.Event] = []
+    with engine_refusals():
+        for i, blob in enumerate(blobs[1:]):
+            event = game.adapter.event(state, blob, seat, info)
+            event.version = version + 1
+            event.sequence = header.sequence + i
+            # As Timestamp.FromMilliseconds, computed once for the entry's events.
+            event.time.seconds, event.time.nanos = seconds, millis * 1_000_000
+            out.append(event)
+    return out
+
+
+_EVENT = events_pb2.Event.DESCRIPTOR
+_SUBMIT_MOVE_RESPONSE = service_pb2.SubmitMoveResponse.DESCRIPTOR
+_GET_GAME_RESPONSE = service_pb2.GetGameResponse.DESCRIPTOR
+
+
+def _event_texts(
+    game: _Game,
+    state: Any,
+    version: int,
+    blobs: Sequence[bytes],
+    seat: int | None,
+    header: _Header | None,
+    writer: JsonWriter,
+) -> list[str]:
+    """:func:`_events` as JSON texts, each composed from its payload's text (see
+    :meth:`.adapters.GameAdapter.event_text`) rather than written from the whole message."""
+    if header is None:
+        header = _Header.decode(blobs[0])
+    seconds, millis = divmod(header.time_ms, 1000)
+    time_text = Text(writer.message(Timestamp(seconds=seconds, nanos=millis * 1_000_000)))
+    info = game.info
+    texts: list[str] = []
+    with engine_refusals():
+        for i, blob in enumerate(blobs[1:]):
+            actor, kind, payload = game.adapter.event_text(state, blob, seat, info)
+            values: dict[str, object] = {
+                "version": version + 1,
+                "sequence": header.sequence + i,
+                "actor": actor,
+                "time": time_text,
+            }
+            if kind is not None:
+                values[kind] = Text(payload)
+            texts.append(writer.compose(_EVENT, values))
+    return texts
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReply:
+    """``SubmitMove``'s answer, in the form a transport sends: :meth:`message` for gRPC,
+    :meth:`json` for HTTP, which writes the same text as the message's without building it
+    (the view and the events make up most of a move's cost)."""
+
+    game: _Game
+    #: The state after the move (the answered one, for a retry).
+    state: Any
+    seat: int
+    #: The store's version of the move.
+    version: int
+    #: The move's log entry: its header blob, then its events.
+    entry: Sequence[bytes]
+    header: _Header | None = None
+
+    def message(self) -> service_pb2.SubmitMoveResponse:
+        """The answer as a message."""
+        game, api_version = self.game, self.version + 1
+        answer = service_pb2.SubmitMoveResponse(version=api_version)
+        answer.events.extend(
+            _events(game, self.state, self.version, self.entry, self.seat, self.header)
+        )
+        # CopyFrom: cheaper than passing the view to the constructor, which merges it.
+        answer.view.CopyFrom(game.adapter.view(self.state, self.seat, game.info, api_version))
+        return answer
+
+    def json(self, writer: JsonWriter) -> str:
+        """The message's canonical JSON text, as ``writer.message(self.message())`` writes it."""
+        game, api_version = self.game, self.version + 1
+        events = _event_texts(
+            game, self.state, self.version, self.entry, self.seat, self.header, writer
+        )
+        view = game.adapter.view_json(self.state, self.seat, game.info, api_version)
+        values = {
+            "events": list_text(events),
+            "view": Text(view),
+            "version": api_version,
+        }
+        return writer.compose(_SUBMIT_MOVE_RESPONSE, values)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewReply:
+    """``GetGame``'s answer, as :class:`MoveReply`: the game as ``seat`` sees it now."""
+
+    game: _Game
+    seat: int | None
+
+    def message(self) -> service_pb2.GetGameResponse:
+        """The answer as a message."""
+        game = self.game
+        return service_pb2.GetGameResponse(
+            view=game.adapter.view(game.state, self.seat, game.info, game.api_version)
+        )
+
+    def json(self, writer: JsonWriter) -> str:
+        """The message's canonical JSON text, as ``writer.message(self.message())`` writes it."""
+        game = self.game
+        view = game.adapter.view_json(game.state, self.seat, game.info, game.api_version)
+        return writer.compose(_GET_GAME_RESPONSE, {"view": Text(view)})
+
+
 class HostedGames:
     """The store-backed methods of the referee (see the module docstring)."""
 
@@ -296,32 +430,6 @@ class HostedGames:
             raise ApiError("BAD_TOKEN", "the player token is not a token of this game")
         annotate(seat=seat)
         return seat
-
-    def _events(
-        self,
-        game: _Game,
-        state: Any,
-        version: int,
-        blobs: Sequence[bytes],
-        seat: int | None,
-        header: _Header | None = None,
-    ) -> list[events_pb2.Event]:
-        """A log entry's events (header first) as ``seat`` may see them; ``version`` is the
-        store's. ``header``: the entry's header when the caller has it decoded already."""
-        if header is None:
-            header = _Header.decode(blobs[0])
-        seconds, millis = divmod(header.time_ms, 1000)
-        info = game.info
-        out: list[events_pb2.Event] = []
-        with engine_refusals():
-            for i, blob in enumerate(blobs[1:]):
-                event = game.adapter.event(state, blob, seat, info)
-                event.version = version + 1
-                event.sequence = header.sequence + i
-                # As Timestamp.FromMilliseconds, computed once for the entry's events.
-                event.time.seconds, event.time.nanos = seconds, millis * 1_000_000
-                out.append(event)
-        return out
 
     # -- create --------------------------------------------------------------------------------
 
@@ -390,22 +498,18 @@ class HostedGames:
 
     # -- get -----------------------------------------------------------------------------------
 
-    async def get(
-        self, request: service_pb2.GetGameRequest, caller: Caller
-    ) -> service_pb2.GetGameResponse:
-        """``GetGame``: a fresh read, as a seat or a spectator."""
+    async def get(self, request: service_pb2.GetGameRequest, caller: Caller) -> ViewReply:
+        """``GetGame``: a fresh read, as a seat or a spectator (built by the transport, see
+        :class:`ViewReply`)."""
         game = await self._load(_game_id(request.game))
         seat = self._seat(caller, game.meta, required=False)
-        return service_pb2.GetGameResponse(
-            view=game.adapter.view(game.state, seat, game.info, game.api_version)
-        )
+        return ViewReply(game, seat)
 
     # -- submit --------------------------------------------------------------------------------
 
-    async def submit(
-        self, request: service_pb2.SubmitMoveRequest, caller: Caller
-    ) -> service_pb2.SubmitMoveResponse:
-        """``SubmitMove``: see the module docstring for the round trips."""
+    async def submit(self, request: service_pb2.SubmitMoveRequest, caller: Caller) -> MoveReply:
+        """``SubmitMove``: see the module docstring for the round trips. The answer is built by
+        the transport, in its own form (see :class:`MoveReply`)."""
         game_id = _game_id(request.game)
         try:
             return await self._submit(game_id, request, caller)
@@ -416,7 +520,7 @@ class HostedGames:
 
     async def _submit(
         self, game_id: str, request: service_pb2.SubmitMoveRequest, caller: Caller
-    ) -> service_pb2.SubmitMoveResponse:
+    ) -> MoveReply:
         if not request.HasField("move"):
             raise ApiError("INVALID_ARGUMENT", "the request needs a move")
         move = move_from_proto(request.move)
@@ -447,7 +551,7 @@ class HostedGames:
 
         for _ in range(MAX_ATTEMPTS):
             refusal: ApiError | None = None
-            answer: service_pb2.SubmitMoveResponse | None = None
+            answer: MoveReply | None = None
             new_state: Any = None
             blobs: list[bytes] = []
             if request.HasField("expected_version") and (
@@ -483,14 +587,7 @@ class HostedGames:
                     game.meta,
                     game.adapter,
                 )
-                answer = service_pb2.SubmitMoveResponse(version=after.api_version)
-                answer.events.extend(
-                    self._events(after, new_state, after.version, entry, seat, header)
-                )
-                # CopyFrom: cheaper than passing the view to the constructor, which merges it.
-                answer.view.CopyFrom(
-                    game.adapter.view(new_state, seat, game.info, after.api_version)
-                )
+                answer = MoveReply(after, new_state, seat, after.version, entry, header)
                 with _store_failures(game_id):
                     result = await self._store.commit(
                         game_id,
@@ -519,7 +616,7 @@ class HostedGames:
 
     async def _replayed_answer(
         self, game: _Game, seat: int, version: int, move: Move, request_id: str | None
-    ) -> service_pb2.SubmitMoveResponse:
+    ) -> MoveReply:
         """The answer ``seat`` got for the move that produced (store) ``version``, rebuilt by
         replaying the log: the same events and view, byte for byte. Retries are rare; storing
         every answer instead would make each game several times larger in the store.
@@ -548,11 +645,7 @@ class HostedGames:
             after = page[-1].version
         assert header is not None  # the loop read at least the answered version's entry
         _check_retry(header, seat, move, request_id)
-        return service_pb2.SubmitMoveResponse(
-            events=self._events(game, state, version, blobs, seat),
-            view=game.adapter.view(state, seat, game.info, version + 1),
-            version=version + 1,
-        )
+        return MoveReply(game, state, seat, version, blobs)
 
     # -- watch ---------------------------------------------------------------------------------
 
@@ -595,7 +688,7 @@ class HostedGames:
                             state, _ = adapter.apply(state, header.seat, header.move)
                     if entry.version >= first_shown:
                         yield service_pb2.WatchGameResponse(
-                            events=self._events(game, state, entry.version, entry.events, seat),
+                            events=_events(game, state, entry.version, entry.events, seat),
                             view=adapter.view(state, seat, game.info, entry.version + 1),
                             version=entry.version + 1,
                         )
@@ -628,9 +721,7 @@ class HostedGames:
             for entry in page:
                 if entry.version > game.version:
                     break  # moved on since the load: stay consistent with the state read
-                response.events.extend(
-                    self._events(game, game.state, entry.version, entry.events, seat)
-                )
+                response.events.extend(_events(game, game.state, entry.version, entry.events, seat))
                 all_blobs.extend(entry.events[1:])
                 after = entry.version
         if game.adapter.is_over(game.state):

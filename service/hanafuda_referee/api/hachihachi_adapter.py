@@ -21,9 +21,10 @@ from functools import lru_cache
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameInfo
+from hanafuda_referee.api.adapters import EventText, GameInfo, event_text
 from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto, move_message
 from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.proto_json import message_json
 from hanafuda_referee.cards import cards_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.hachihachi import codec
@@ -584,11 +585,23 @@ class HachiHachiAdapter:
         out.results.extend([_round_result_message(r) for r in seen.results])
         return out
 
+    def view_json(
+        self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int
+    ) -> str:
+        """See :meth:`.adapters.GameAdapter.view_json`: the message's text."""
+        return message_json(self.view(state, seat, game, version))
+
     def event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo
     ) -> events_pb2.Event:
         """See :meth:`.adapters.GameAdapter.event`."""
         return event_to_proto(state.rules, blob, seat, game)
+
+    def event_text(
+        self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo
+    ) -> EventText:
+        """See :meth:`.adapters.GameAdapter.event_text`: the message's, written each time."""
+        return event_text(self.event(state, blob, seat, game))
 
     def encode_state(self, state: HachiHachiState) -> bytes:
         """The engine's own compact codec."""

@@ -418,19 +418,28 @@ def _rpc_handler(
         message = bind_request(binding, path_params=request.path_params, query=query, body=body)
         return message, caller, query_token is not None
 
+    # A method whose answer can be written as JSON without its message (see
+    # Referee.SubmitMoveReply) is called that way; the others return the message.
+    replying = (
+        None if binding.response_body else getattr(referee, f"{binding.method.name}Reply", None)
+    )
+
     async def unary(request: Request[Any, Any, Any]) -> Response[Any]:
         message, caller, token_in_query = await bind(request)
-        result = await _method_of(referee, binding)(message, caller)
-        if not isinstance(result, binding.response_class):
-            raise TypeError(
-                f"{binding.method.name} returned {type(result).__name__}, "
-                f"not {binding.response_class.__name__}"
+        if replying is not None:
+            text = (await replying(message, caller)).json(writer)
+        else:
+            result = await _method_of(referee, binding)(message, caller)
+            if not isinstance(result, binding.response_class):
+                raise TypeError(
+                    f"{binding.method.name} returned {type(result).__name__}, "
+                    f"not {binding.response_class.__name__}"
+                )
+            text = (
+                writer.field(result, binding.response_body)
+                if binding.response_body
+                else writer.message(result)
             )
-        text = (
-            writer.field(result, binding.response_body)
-            if binding.response_body
-            else writer.message(result)
-        )
         response = Response(content=text.encode(), media_type=_JSON, status_code=200)
         if token_in_query:
             response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL

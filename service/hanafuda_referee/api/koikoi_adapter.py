@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameInfo
+from hanafuda_referee.api.adapters import EventText, GameInfo, event_text
 from hanafuda_referee.api.convert import (
     card_list,
     card_value,
@@ -29,6 +29,7 @@ from hanafuda_referee.api.convert import (
     score_to_proto,
 )
 from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.proto_json import JsonWriter, Text, list_text
 from hanafuda_referee.cards import MONTH_OF
 from hanafuda_referee.dealing import Deal, shuffled_deal
 from hanafuda_referee.koikoi import codec
@@ -154,10 +155,34 @@ def _game_end(rules: KoiKoiRules, scores: tuple[int, int]) -> int:
     return _GAME_END_ROUNDS
 
 
+#: Writes the JSON of views (:meth:`KoiKoiAdapter.view_json`) and of their kept parts. The text
+#: of a message is the same whichever writer writes it: this one memoizes nothing.
+_JSON = JsonWriter()
+_VIEW = game_pb2.GameView.DESCRIPTOR
+_WAITING_TYPE = game_pb2.Waiting.DESCRIPTOR
+_SEAT_INFO = game_pb2.SeatInfo.DESCRIPTOR
+_YAKU_SCORE = scoring_pb2.YakuScore.DESCRIPTOR
+
+
+@lru_cache(maxsize=4096)
+def _yaku_text(yaku: Yaku) -> str:
+    """A counted yaku's JSON text (a ``YakuScore``)."""
+    return _JSON.compose(
+        _YAKU_SCORE, {"id": yaku.id, "cards": card_list(yaku.cards), "points": yaku.points}
+    )
+
+
+@lru_cache(maxsize=4096)  # a few hundred moves exist
+def _move_text(move: Move) -> str:
+    """A move's JSON text, for lists of legal moves."""
+    return _JSON.message(move_message(move))
+
+
 class _RuleSetParts:
     """The parts of views that depend only on the rule set and a few numbers, built once and
-    reused: every view carries the rules and every finished round's result, and a seat's yaku
-    change only when it captures. Callers copy these messages into theirs, never mutate them.
+    reused, as messages and as JSON texts: every view carries the rules and every finished
+    round's result, and a seat's line changes only when it captures or calls. Callers copy
+    these messages into theirs, never mutate them.
 
     Kept per rule set, each with caches of its own (see :func:`_parts`).
     """
@@ -165,9 +190,41 @@ class _RuleSetParts:
     def __init__(self, rules: KoiKoiRules) -> None:
         self.rules = rules
         self.message = koikoi_rules_to_proto(rules)
+        self.text = Text(_JSON.message(self.message))
         self.round_result = lru_cache(maxsize=4096)(self._round_result)
+        self.round_result_text = lru_cache(maxsize=4096)(self._round_result_text)
         self.seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku)
         self.seat_info = lru_cache(maxsize=4096)(self._seat_info)
+        self.seat_text = lru_cache(maxsize=4096)(self._seat_text)
+        self.seat_yaku_text = lru_cache(maxsize=4096)(self._seat_yaku_text)
+        self.event_text = lru_cache(maxsize=4096)(self._event_text)
+
+    def _event_text(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> EventText:
+        return event_text(event_to_proto(self.rules, blob, seat, GameInfo("", players)))
+
+    def _seat_yaku_text(self, captured: int, month: int, koikoi_calls: int) -> tuple[Text, int]:
+        """A seat's yaku as a JSON list, and their points."""
+        yaku = yaku_of(self.rules, captured, month, koikoi_calls)
+        return list_text([_yaku_text(y) for y in yaku]), sum(y.points for y in yaku)
+
+    def _round_result_text(self, result: RoundResult) -> str:
+        return _JSON.message(self.round_result(result))
+
+    def _seat_text(self, info: SeatInfo, month: int, name: str) -> str:
+        """:meth:`seat_info`'s JSON text, composed."""
+        yaku, yaku_points = self.seat_yaku_text(info.captured, month, info.koikoi_calls)
+        values = {
+            "seat": info.seat,
+            "name": name,
+            "score": info.score,
+            "captured": card_list(info.captured),
+            "koikoi_calls": info.koikoi_calls,
+            "hand_size": info.hand_size,
+            "participation": game_pb2.PARTICIPATION_JOINED,
+            "yaku": yaku,
+            "yaku_points": yaku_points,
+        }
+        return _JSON.compose(_SEAT_INFO, values)
 
     def _round_result(self, result: RoundResult) -> game_pb2.RoundResult:
         return round_result_to_proto(self.rules, result)
@@ -502,6 +559,14 @@ def event_to_proto(
     return out
 
 
+@lru_cache(maxsize=1024)
+def _waiting_text(kind: int, drawn: int, options: int) -> str:
+    """A view's ``waiting`` as JSON: what the game waits for, and a drawn card's targets."""
+    return _JSON.compose(
+        _WAITING_TYPE, {"kind": kind, "drawn_card": drawn, "targets": card_list(options)}
+    )
+
+
 # --- the adapter -----------------------------------------------------------------------------
 
 
@@ -595,11 +660,70 @@ class KoiKoiAdapter:
         out.results.extend([parts.round_result(r) for r in seen.results])
         return out
 
+    def view_json(self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int) -> str:
+        """See :meth:`.adapters.GameAdapter.view_json`: composed from the texts of its parts,
+        kept per rule set (the rules, seat lines, round results, moves), without the message."""
+        rules = state.rules
+        parts = _parts(rules)
+        seen = view(state, seat)
+        over = state.phase is Phase.OVER
+        month = seen.month
+        players = game.players
+        values: dict[str, object] = {
+            "game": game.game_id,
+            "kind": rules_pb2.GAME_KIND_KOI_KOI,
+            "rules": parts.text,
+            "version": version,
+            "status": game_pb2.GAME_STATUS_OVER if over else game_pb2.GAME_STATUS_IN_PROGRESS,
+            "round": seen.round,
+            "round_month": month,
+            "dealer": seen.dealer,
+            "seats": list_text([parts.seat_text(i, month, players[i.seat]) for i in seen.seats]),
+            "viewer_seat": seat,
+            "hand": card_list(seen.hand),
+            "field": card_list(seen.field),
+            "stock_size": seen.stock_size,
+            "legal_moves": list_text([_move_text(m) for m in seen.legal_moves]),
+            "results": list_text([parts.round_result_text(r) for r in seen.results]),
+        }
+        if over:
+            values["waiting"] = Text(_waiting_text(game_pb2.WAITING_FOR_NOTHING, 0, 0))
+            values["game_result"] = Text(
+                _JSON.message(
+                    _game_result(state.scores, state.winner, _game_end(rules, state.scores))
+                )
+            )
+        else:
+            values["turn"] = seen.turn
+            if state.phase is Phase.DRAWN_TARGET:
+                values["waiting"] = Text(
+                    _waiting_text(_WAITING[state.phase], seen.drawn, seen.target_options)
+                )
+            else:
+                values["waiting"] = Text(_waiting_text(_WAITING[state.phase], 0, 0))
+        if state.last_caller >= 0:
+            values["last_koikoi_caller"] = state.last_caller
+        return _JSON.compose(_VIEW, values)
+
     def event(
         self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo
     ) -> events_pb2.Event:
         """See :meth:`.adapters.GameAdapter.event`."""
         return event_to_proto(state.rules, blob, seat, game)
+
+    def event_text(
+        self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo
+    ) -> EventText:
+        """See :meth:`.adapters.GameAdapter.event_text`: kept per rule set, by the blob and
+        what else the event shows, most often nothing (most of a move's events recur: a card
+        played or drawn and what it took)."""
+        tag = blob[0] if blob else 0  # every tag is one varint byte
+        return _parts(state.rules).event_text(
+            blob,
+            # Only a deal shows a seat its own hand, and only the creation names the players.
+            seat if tag == _Tag.ROUND_DEALT else None,
+            game.players if tag == _Tag.GAME_CREATED else (),
+        )
 
     def encode_state(self, state: KoiKoiState) -> bytes:
         """The engine's own compact codec."""

@@ -22,6 +22,12 @@ Some messages repeat from response to response (a game's rule set is in every vi
 round's result in every view after it): :class:`JsonWriter` can memoize the text of chosen
 types, keyed by their serialized bytes (equal bytes are equal messages, so equal text).
 
+Composing: :meth:`JsonWriter.compose` writes a message of a type from its field values without
+the message, some of them already written (:class:`Text`): a response assembled from texts kept
+from one response to the next costs a fraction of building its message and writing it. The text
+is the one the message would have given, as the message writer's own field order and writers are
+used.
+
 Reading: :func:`read_simple` fills a message from a plain JSON document exactly as
 ``json_format.ParseDict`` would, and leaves anything unusual (and every refusal, with its
 message) to ``ParseDict``.
@@ -42,7 +48,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-__all__ = ["UNPAIRED_SURROGATE", "JsonWriter", "message_json", "read_simple"]
+__all__ = ["UNPAIRED_SURROGATE", "JsonWriter", "Text", "list_text", "message_json", "read_simple"]
 
 # The json module's own string encoder, as ``json.dumps(..., ensure_ascii=False)`` uses it (the
 # C version when available): the escaping is then the same by construction.
@@ -109,6 +115,37 @@ def _text_message(value: Any) -> str:
     return _encode_string(value.ToJsonString())
 
 
+class Text(str):
+    """A value already written as JSON (a message's text, a list's), for
+    :meth:`JsonWriter.compose`."""
+
+    __slots__ = ()
+
+
+#: An empty list, written.
+_EMPTY_LIST = "[]"
+
+
+def list_text(items: Iterable[str]) -> Text:
+    """The JSON list of values already written.
+
+    >>> list_text(['"a"', "1"])
+    '["a",1]'
+    """
+    return Text("[" + ",".join(items) + "]")
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How :meth:`JsonWriter.compose` writes one message type: every field as (name, JSON key
+    text, value writer, whether it has presence), in field number order (the order
+    ``ListFields`` reports the set ones in), and the zero-value texts of the fields without
+    presence, in declaration order."""
+
+    fields: tuple[tuple[str, str, _Writer, bool], ...]
+    zeros: tuple[tuple[str, str], ...]
+
+
 @dataclass(slots=True)
 class _Plan:
     """How to write one message type: ``fields`` by descriptor as (JSON key text, writer), and
@@ -155,6 +192,7 @@ class JsonWriter:
         self._memo_size = memo_size
         # Memoized texts by (type name, serialized bytes), least recently used first.
         self._memo: OrderedDict[tuple[str, bytes], str] = OrderedDict()
+        self._layouts: dict[str, _Layout] = {}
 
     def message(self, message: Message) -> str:
         """The JSON text of ``message``."""
@@ -167,6 +205,69 @@ class JsonWriter:
         if field.has_presence and not message.HasField(name):
             return "null"
         return self._value_writer(field)(getattr(message, name))
+
+    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> str:
+        """The JSON text of the message of type ``descriptor`` whose fields hold ``values``, by
+        field name: what :meth:`message` gives for that message.
+
+        A value is a field's Python value (an int for an enum, a list for a repeated field) or
+        its :class:`Text`. As in a message, a field without presence is written with its
+        value when that is not the zero value (or an empty list, written or not), and at its zero
+        value otherwise, missing or not; a field with presence is written when its value is not
+        None. Only types the plans write are composed (no maps, floats or well-known types
+        other than the plans' ones at the top level).
+
+        >>> from hanafuda.v1 import moves_pb2
+        >>> writer = JsonWriter()
+        >>> writer.compose(moves_pb2.Move.DESCRIPTOR, {"kind": moves_pb2.MOVE_KIND_STOP})
+        '{"kind":"MOVE_KIND_STOP","card":"CARD_UNSPECIFIED","target":"CARD_UNSPECIFIED"}'
+        """
+        layout = self._layouts.get(descriptor.full_name)
+        if layout is None:
+            layout = self._layout(descriptor)
+        parts: list[str] = []
+        written: set[str] = set()
+        for name, key, write, presence in layout.fields:
+            value = values.get(name)
+            if value is None:
+                continue
+            if type(value) is Text:
+                if not presence and (not value or value == _EMPTY_LIST):
+                    continue
+                parts.append(key + value)
+            elif presence or value:
+                parts.append(key + write(value))
+            else:
+                continue
+            written.add(name)
+        for name, zero in layout.zeros:
+            if name not in written:
+                parts.append(zero)
+        return "{" + ",".join(parts) + "}"
+
+    def _layout(self, descriptor: Descriptor) -> _Layout:
+        if not _plannable(descriptor) or descriptor.full_name in _TEXT_TYPES:
+            raise ValueError(f"{descriptor.full_name} is not a type compose writes")
+        self._writer(descriptor)  # compiles the plan, hence every field's writer
+        plan_fields = sorted(descriptor.fields, key=lambda field: field.number)
+        layout = _Layout(
+            fields=tuple(
+                (
+                    field.name,
+                    _encode_string(field.json_name) + ":",
+                    self._value_writer(field),
+                    field.has_presence,
+                )
+                for field in plan_fields
+            ),
+            zeros=tuple(
+                (field.name, _encode_string(field.json_name) + ":" + _zero_text(field))
+                for field in descriptor.fields
+                if not field.has_presence
+            ),
+        )
+        self._layouts[descriptor.full_name] = layout
+        return layout
 
     def _writer(self, descriptor: Descriptor) -> _Writer:
         """The writer of a message type: its plan's, the memo's or ``json_format``'s."""

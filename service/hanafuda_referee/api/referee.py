@@ -22,7 +22,7 @@ from hanafuda.v1 import service_pb2
 
 from hanafuda_referee.api import stateless
 from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.games import HostedGames
+from hanafuda_referee.api.games import HostedGames, MoveReply, ViewReply
 from hanafuda_referee.api.observability import current, observe
 from hanafuda_referee.store import GameStore
 
@@ -41,15 +41,30 @@ def _observed(
     method: Callable[[Referee, _Req, Caller], Awaitable[_Resp]],
 ) -> Callable[[Referee, _Req, Caller], Awaitable[_Resp]]:
     """Wrap a unary method in :func:`observe` unless the transport already opened one."""
+    return _observed_as(method.__name__)(method)
 
-    @functools.wraps(method)
-    async def wrapper(self: Referee, request: _Req, caller: Caller) -> _Resp:
-        if current() is not None:
-            return await method(self, request, caller)
-        async with observe(method.__name__, caller):
-            return await method(self, request, caller)
 
-    return wrapper
+def _observed_as(
+    name: str,
+) -> Callable[
+    [Callable[[Referee, _Req, Caller], Awaitable[_Resp]]],
+    Callable[[Referee, _Req, Caller], Awaitable[_Resp]],
+]:
+    """:func:`_observed`, the call logged and measured as the RPC ``name``."""
+
+    def decorate(
+        method: Callable[[Referee, _Req, Caller], Awaitable[_Resp]],
+    ) -> Callable[[Referee, _Req, Caller], Awaitable[_Resp]]:
+        @functools.wraps(method)
+        async def wrapper(self: Referee, request: _Req, caller: Caller) -> _Resp:
+            if current() is not None:
+                return await method(self, request, caller)
+            async with observe(name, caller):
+                return await method(self, request, caller)
+
+        return wrapper
+
+    return decorate
 
 
 def _observed_stream(
@@ -168,6 +183,13 @@ class Referee:
         self, request: service_pb2.GetGameRequest, caller: Caller
     ) -> service_pb2.GetGameResponse:
         """Reads a game as the token's seat, or as a spectator without a token."""
+        return (await self.games.get(request, caller)).message()
+
+    @_observed_as("GetGame")
+    async def GetGameReply(  # noqa: N802
+        self, request: service_pb2.GetGameRequest, caller: Caller
+    ) -> ViewReply:
+        """:meth:`GetGame` with its answer not yet built (see :meth:`SubmitMoveReply`)."""
         return await self.games.get(request, caller)
 
     @_observed
@@ -175,6 +197,14 @@ class Referee:
         self, request: service_pb2.SubmitMoveRequest, caller: Caller
     ) -> service_pb2.SubmitMoveResponse:
         """Submits a move as the token's seat."""
+        return (await self.games.submit(request, caller)).message()
+
+    @_observed_as("SubmitMove")
+    async def SubmitMoveReply(  # noqa: N802
+        self, request: service_pb2.SubmitMoveRequest, caller: Caller
+    ) -> MoveReply:
+        """:meth:`SubmitMove` with its answer not yet built: a transport that can write it in
+        its own form without the message (HTTP: see :class:`~.games.MoveReply`) calls this."""
         return await self.games.submit(request, caller)
 
     @_observed_stream
