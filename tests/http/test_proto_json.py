@@ -16,7 +16,13 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
-from google.protobuf import json_format, message_factory, timestamp_pb2
+from google.protobuf import (
+    descriptor_pb2,
+    descriptor_pool,
+    json_format,
+    message_factory,
+    timestamp_pb2,
+)
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
@@ -228,6 +234,48 @@ def test_compose_writes_zero_values_with_presence_and_skips_empty_lists() -> Non
     assert writer.compose(game_pb2.GameView.DESCRIPTOR, values) == reference(view)
     with pytest.raises(ValueError, match="not a type compose writes"):
         writer.compose(timestamp_pb2.Timestamp.DESCRIPTOR, {})
+
+
+def out_of_order_type() -> Any:
+    """A proto3 message class whose fields are declared out of field number order (no contract
+    type is): ``late = 3``, ``first = 1``, ``names = 2`` (repeated), ``maybe = 4`` (optional)."""
+    file = descriptor_pb2.FileDescriptorProto(name="order_test.proto", package="t", syntax="proto3")
+    message = file.message_type.add(name="Order")
+    types = descriptor_pb2.FieldDescriptorProto
+    for name, number, repeated in (("late", 3, False), ("first", 1, False), ("names", 2, True)):
+        message.field.add(
+            name=name,
+            number=number,
+            type=types.TYPE_STRING if repeated else types.TYPE_INT32,
+            label=types.LABEL_REPEATED if repeated else types.LABEL_OPTIONAL,
+        )
+    message.oneof_decl.add(name="_maybe")
+    message.field.add(
+        name="maybe",
+        number=4,
+        type=types.TYPE_INT32,
+        label=types.LABEL_OPTIONAL,
+        oneof_index=0,
+        proto3_optional=True,
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("t.Order"))
+
+
+def test_compose_writes_zero_values_in_declaration_order_when_numbers_differ() -> None:
+    order = out_of_order_type()
+    writer = JsonWriter()
+    cases: list[dict[str, Any]] = [
+        {},
+        {"first": 5},
+        {"late": 7, "names": ["a"]},
+        {"names": list_text(['"b"']), "maybe": 0},
+        {"first": 0, "late": 2, "maybe": None},
+    ]
+    for values in cases:
+        message = order(**{k: (json.loads(v) if type(v) is Text else v) for k, v in values.items()})
+        assert writer.compose(order.DESCRIPTOR, values) == reference(message), values
 
 
 def test_a_field_is_written_as_the_json_of_the_whole_message_holds_it() -> None:

@@ -138,12 +138,15 @@ def list_text(items: Iterable[str]) -> Text:
 @dataclass(frozen=True, slots=True)
 class _Layout:
     """How :meth:`JsonWriter.compose` writes one message type: every field as (name, JSON key
-    text, value writer, whether it has presence), in field number order (the order
-    ``ListFields`` reports the set ones in), and the zero-value texts of the fields without
-    presence, in declaration order."""
+    text, value writer, whether it has presence, its zero-value text or None for a field with
+    presence), in field number order (the order ``ListFields`` reports the set ones in).
 
-    fields: tuple[tuple[str, str, _Writer, bool], ...]
-    zeros: tuple[tuple[str, str], ...]
+    ``zeros``: the zero-value texts in declaration order (the order they follow the set fields
+    in), only when that is not field number order; None when it is (the zeros are then
+    gathered during the same pass)."""
+
+    fields: tuple[tuple[str, str, _Writer, bool, str | None], ...]
+    zeros: tuple[tuple[str, str], ...] | None
 
 
 @dataclass(slots=True)
@@ -226,30 +229,37 @@ class JsonWriter:
         if layout is None:
             layout = self._layout(descriptor)
         parts: list[str] = []
-        written: set[str] = set()
-        for name, key, write, presence in layout.fields:
+        zeros: list[str] = []
+        for name, key, write, presence, zero in layout.fields:
             value = values.get(name)
-            if value is None:
-                continue
-            if type(value) is Text:
-                if not presence and (not value or value == _EMPTY_LIST):
+            if value is not None:
+                if type(value) is Text:
+                    if presence or (value and value != _EMPTY_LIST):
+                        parts.append(key + value)
+                        continue
+                elif presence or value:
+                    parts.append(key + write(value))
                     continue
-                parts.append(key + value)
-            elif presence or value:
-                parts.append(key + write(value))
-            else:
-                continue
-            written.add(name)
-        for name, zero in layout.zeros:
-            if name not in written:
-                parts.append(zero)
-        return "{" + ",".join(parts) + "}"
+            if zero is not None:
+                zeros.append(zero)
+        if layout.zeros is not None and zeros:
+            # Declaration order differs: the zero texts again, in that order.
+            unset = set(zeros)
+            zeros = [text for _, text in layout.zeros if text in unset]
+        return "{" + ",".join(parts + zeros) + "}"
 
     def _layout(self, descriptor: Descriptor) -> _Layout:
         if not _plannable(descriptor) or descriptor.full_name in _TEXT_TYPES:
             raise ValueError(f"{descriptor.full_name} is not a type compose writes")
         self._writer(descriptor)  # compiles the plan, hence every field's writer
-        plan_fields = sorted(descriptor.fields, key=lambda field: field.number)
+        zero_texts = {
+            field.name: _encode_string(field.json_name) + ":" + _zero_text(field)
+            for field in descriptor.fields
+            if not field.has_presence
+        }
+        by_number = sorted(descriptor.fields, key=lambda field: field.number)
+        declared = list(zero_texts)
+        numbered = [field.name for field in by_number if field.name in zero_texts]
         layout = _Layout(
             fields=tuple(
                 (
@@ -257,14 +267,13 @@ class JsonWriter:
                     _encode_string(field.json_name) + ":",
                     self._value_writer(field),
                     field.has_presence,
+                    zero_texts.get(field.name),
                 )
-                for field in plan_fields
+                for field in by_number
             ),
-            zeros=tuple(
-                (field.name, _encode_string(field.json_name) + ":" + _zero_text(field))
-                for field in descriptor.fields
-                if not field.has_presence
-            ),
+            zeros=None
+            if declared == numbered
+            else tuple((name, zero_texts[name]) for name in declared),
         )
         self._layouts[descriptor.full_name] = layout
         return layout
