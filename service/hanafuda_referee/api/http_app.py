@@ -46,7 +46,8 @@ from litestar.exceptions import (
 )
 from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
-from litestar.types import Message, Scope
+from litestar.response.base import ASGIResponse
+from litestar.types import ASGIApp, Message, Scope
 
 from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, Caller, takes_query_token
 from hanafuda_referee.api.errors import ApiError
@@ -87,6 +88,7 @@ _JSON = "application/json"
 # For a response whose URL carried the token: no cache, shared or not, may keep a seat's view
 # under a URL (RFC 6750 section 2.3 asks for at least `private`).
 _QUERY_TOKEN_CACHE_CONTROL = "private, no-store"
+_QUERY_TOKEN_HEADERS = {"cache-control": _QUERY_TOKEN_CACHE_CONTROL}
 
 #: Message types whose JSON is memoized (see :class:`~.proto_json.JsonWriter`): values that
 #: repeat from response to response, a game's rule set (in every view) and finished rounds (in
@@ -424,7 +426,7 @@ def _rpc_handler(
         None if binding.response_body else getattr(referee, f"{binding.method.name}Reply", None)
     )
 
-    async def unary(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def unary(request: Request[Any, Any, Any]) -> ASGIApp:
         message, caller, token_in_query = await bind(request)
         if replying is not None:
             text = (await replying(message, caller)).json(writer)
@@ -440,10 +442,14 @@ def _rpc_handler(
                 if binding.response_body
                 else writer.message(result)
             )
-        response = Response(content=text.encode(), media_type=_JSON, status_code=200)
-        if token_in_query:
-            response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL
-        return response
+        # The ASGI response itself (the annotation tells Litestar to pass it through): a
+        # Response would be converted into one on every request.
+        return ASGIResponse(
+            body=text.encode(),
+            media_type=_JSON,
+            status_code=200,
+            headers=_QUERY_TOKEN_HEADERS if token_in_query else None,
+        )
 
     async def stream(request: Request[Any, Any, Any]) -> Response[Any]:
         message, caller, token_in_query = await bind(request)
