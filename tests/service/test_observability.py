@@ -140,6 +140,51 @@ def test_the_direct_json_line_is_the_processor_chain_s_line(
         assert re.fullmatch(f'"{TIMESTAMP}"}}', chain_stamp)
 
 
+class CountingStream(io.StringIO):
+    """A stream that counts its flushes."""
+
+    flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
+
+
+def counted_line(configure: Configure) -> tuple[observability._CanonicalLine, CountingStream]:
+    """A direct line for the JSON configuration, written to a stream that counts flushes."""
+    configure("json", "INFO")
+    config = structlog.get_config()
+    stream = CountingStream()
+    chain, wrapper, factory = (
+        config["processors"],
+        config["wrapper_class"],
+        config["logger_factory"],
+    )
+    return observability._CanonicalLine(chain, wrapper, factory, stream), stream
+
+
+async def test_lines_of_one_turn_of_the_loop_are_flushed_once_after_it(
+    configure: Configure,
+) -> None:
+    line, stream = counted_line(configure)
+    for record in RECORDS:
+        assert line.write(record, 0.001)
+    assert stream.flushes == 0  # written, not flushed yet
+    await asyncio.sleep(0)  # the loop turns: the flush it was given runs
+    assert stream.flushes == 1
+    assert len(written(stream)) == len(RECORDS)
+    line.write(RECORDS[0], 0.001)  # a later turn gets a flush of its own
+    await asyncio.sleep(0)
+    assert stream.flushes == 2
+
+
+def test_outside_an_event_loop_each_line_is_flushed_at_once(configure: Configure) -> None:
+    line, stream = counted_line(configure)
+    line.write(RECORDS[0], 0.001)
+    assert stream.flushes == 1
+    assert len(written(stream)) == 1
+
+
 def test_timestamps_are_those_of_the_time_stamper() -> None:
     line = observability._CanonicalLine([], type, None, io.StringIO())
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
