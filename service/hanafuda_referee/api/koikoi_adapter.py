@@ -197,7 +197,23 @@ class _RuleSetParts:
         self.seat_info = lru_cache(maxsize=4096)(self._seat_info)
         self.seat_text = lru_cache(maxsize=4096)(self._seat_text)
         self.seat_yaku_text = lru_cache(maxsize=4096)(self._seat_yaku_text)
-        self.event_text = lru_cache(maxsize=4096)(self._event_text)
+        # Larger: the plays and draws of a card with what they take number a few thousand.
+        self.event_text = lru_cache(maxsize=16384)(self._event_text)
+        # By the identity of a state's results tuple (see results_text), with the tuple.
+        self._results_by_id: dict[int, tuple[tuple[RoundResult, ...], Text]] = {}
+
+    def results_text(self, results: tuple[RoundResult, ...]) -> Text:
+        """The finished rounds as a JSON list. A game's states share their results tuple
+        until a round ends, so it is looked up by identity first: hashing every result of a
+        long game on every view costs more than the lookups it saves."""
+        known = self._results_by_id.get(id(results))
+        if known is not None and known[0] is results:
+            return known[1]
+        text = list_text([self.round_result_text(r) for r in results])
+        if len(self._results_by_id) >= 4096:  # bounded: forget them all, they are rebuilt
+            self._results_by_id.clear()
+        self._results_by_id[id(results)] = (results, text)
+        return text
 
     def _event_text(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> EventText:
         return event_text(event_to_proto(self.rules, blob, seat, GameInfo("", players)))
@@ -684,7 +700,7 @@ class KoiKoiAdapter:
             "field": card_list(seen.field),
             "stock_size": seen.stock_size,
             "legal_moves": list_text([_move_text(m) for m in seen.legal_moves]),
-            "results": list_text([parts.round_result_text(r) for r in seen.results]),
+            "results": parts.results_text(seen.results),
         }
         if over:
             values["waiting"] = Text(_waiting_text(game_pb2.WAITING_FOR_NOTHING, 0, 0))
