@@ -1,9 +1,10 @@
-"""Answers written as JSON without their message are the message's JSON, byte for byte.
+"""Answers written without their message are the message written, byte for byte.
 
-``SubmitMove`` and ``GetGame`` answer the HTTP transport with a reply that writes its JSON from
-texts kept between moves (:class:`~hanafuda_referee.api.games.MoveReply`); gRPC gets the
-message. Complete random games of both kinds under every preset check every answer, as each
-seat and as a spectator, retries included, against ``json_format``'s text of the message.
+``SubmitMove`` and ``GetGame`` answer with a reply (:class:`~hanafuda_referee.api.games.MoveReply`)
+that composes its JSON text (HTTP) or its protobuf bytes (gRPC) from parts kept between moves.
+Complete random games of both kinds under every preset check every answer, as each seat and as
+a spectator, retries included, against ``json_format``'s text and ``SerializeToString``'s bytes
+of the message.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from google.protobuf.message import Message
 from hanafuda.v1 import game_pb2, service_pb2
 
 from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.http_app import _MEMOIZED_TYPES
-from hanafuda_referee.api.proto_json import JsonWriter
+from hanafuda_referee.api.forms import JSON, WIRE
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
@@ -30,8 +30,6 @@ def reference(message: Message) -> str:
 
 async def test_every_answer_of_random_games_is_written_as_its_message() -> None:
     referee = Referee(MemoryStore(), allow_testing=True)
-    # As the HTTP app writes, with a small memo so that entries are evicted too.
-    writer = JsonWriter(memoized=_MEMOIZED_TYPES, memo_size=16)
     presets = await referee.ListPresets(service_pb2.ListPresetsRequest(), Caller())
     rng = random.Random(2026)
     seen: set[str] = set()
@@ -51,7 +49,8 @@ async def test_every_answer_of_random_games_is_written_as_its_message() -> None:
             request = service_pb2.GetGameRequest(game=created.game)
             for caller in callers:
                 got = await referee.GetGameReply(request, caller)
-                assert got.json(writer) == reference(got.message())
+                assert got.written(JSON) == reference(got.message())
+                assert got.written(WIRE) == got.message().SerializeToString()
             mover = Caller(token=tokens[view.turn])
             legal = (await referee.GetGameReply(request, mover)).message().view.legal_moves
             submit = service_pb2.SubmitMoveRequest(
@@ -59,10 +58,11 @@ async def test_every_answer_of_random_games_is_written_as_its_message() -> None:
             )
             reply = await referee.SubmitMoveReply(submit, mover)
             message = reply.message()
-            text = reply.json(writer)
+            text = reply.written(JSON)
             assert text == reference(message)
+            assert reply.written(WIRE) == message.SerializeToString()
             # A retry is answered from the log: the same text.
-            assert (await referee.SubmitMoveReply(submit, mover)).json(writer) == text
+            assert (await referee.SubmitMoveReply(submit, mover)).written(JSON) == text
             seen.update(event.WhichOneof("kind") or "" for event in message.events)
             seen.add(game_pb2.WaitingFor.Name(message.view.waiting.kind))
             view = message.view

@@ -12,38 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.proto_json import message_json
+from hanafuda_referee.api.forms import Form, WrittenEvent
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.moves import Move
 
-__all__ = ["EventText", "GameAdapter", "GameInfo", "adapter_for", "event_text"]
+__all__ = ["GameAdapter", "GameInfo", "adapter_for"]
 
 State = TypeVar("State")
-
-
-class EventText(NamedTuple):
-    """An ``Event`` without its version, sequence and time, for writing its JSON: its actor
-    (None when unset), the name of its ``kind`` field (None when unset) and that field's JSON
-    text."""
-
-    actor: int | None
-    kind: str | None
-    payload: str
-
-
-def event_text(event: events_pb2.Event) -> EventText:
-    """The :class:`EventText` of an event message."""
-    kind = event.WhichOneof("kind")
-    return EventText(
-        event.actor if event.HasField("actor") else None,
-        kind,
-        "" if kind is None else message_json(getattr(event, kind)),
-    )
+W = TypeVar("W")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +80,11 @@ class GameAdapter(Protocol[State]):
         """The game as ``seat`` (None: a spectator) may see it, legal moves included."""
         ...
 
-    def view_json(self, state: State, seat: int | None, game: GameInfo, version: int) -> str:
-        """The JSON text of :meth:`view` (canonical proto3 JSON, as
-        :func:`~.proto_json.message_json` writes the message), byte for byte; an adapter may
-        write it without building the message."""
+    def written_view(
+        self, state: State, seat: int | None, game: GameInfo, version: int, form: Form[W]
+    ) -> W:
+        """:meth:`view` written in ``form``, byte for byte what ``form.message`` of it gives;
+        an adapter may write it without building the message."""
         ...
 
     def event(
@@ -112,9 +94,11 @@ class GameAdapter(Protocol[State]):
         (``state`` is the game's current state: it supplies the rules)."""
         ...
 
-    def event_text(self, state: State, blob: bytes, seat: int | None, game: GameInfo) -> EventText:
-        """:meth:`event` as an :class:`EventText` (the same as :func:`event_text` of it); an
-        adapter may keep the texts of the events that recur."""
+    def written_event(
+        self, state: State, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
+    ) -> WrittenEvent[W]:
+        """:meth:`event` written in ``form`` (as :func:`.forms.written_event` of it); an
+        adapter may keep the written events that recur."""
         ...
 
     def encode_state(self, state: State) -> bytes:

@@ -23,10 +23,11 @@ the state it was judged on is current and that its request id was never answered
 cannot succeed (expected version -1) asks exactly that and changes nothing.
 
 Answering: ``submit`` and ``get`` return a reply (:class:`MoveReply`, :class:`ViewReply`) rather
-than the message. gRPC takes its message; HTTP takes its JSON text, which the reply composes from
-texts the adapter keeps between moves (the rules, seat lines, moves, recurring events) without
-building the message: building the message and then writing it was most of an HTTP move's cost.
-Both forms say the same thing, byte for byte (``tests/service/test_replies.py``).
+than the message. A transport takes it written in its form (:mod:`.forms`: JSON text for HTTP,
+protobuf bytes for gRPC), which the reply composes from parts the adapter keeps written between
+moves (the rules, seat lines, moves, recurring events) without building the message: building
+the message and then writing it was most of a move's cost. The composed answer is what writing
+the message would give, byte for byte (``tests/service/test_replies.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import events_pb2, service_pb2
@@ -51,8 +52,8 @@ from hanafuda_referee.api.convert import (
     move_from_proto,
 )
 from hanafuda_referee.api.errors import ApiError, ErrorTranslation
+from hanafuda_referee.api.forms import Form, WrittenEvent
 from hanafuda_referee.api.observability import annotate
-from hanafuda_referee.api.proto_json import JsonWriter, Text, list_text
 from hanafuda_referee.api.tokens import (
     GameMeta,
     hash_token,
@@ -75,6 +76,8 @@ from hanafuda_referee.store.validation import check_game_id
 from hanafuda_referee.varint import Reader, pack
 
 __all__ = ["HostedGames", "MoveReply", "ViewReply"]
+
+W = TypeVar("W")
 
 _STATE_FORMAT = 1
 _HEADER_FORMAT = 1
@@ -279,43 +282,44 @@ _SUBMIT_MOVE_RESPONSE = service_pb2.SubmitMoveResponse.DESCRIPTOR
 _GET_GAME_RESPONSE = service_pb2.GetGameResponse.DESCRIPTOR
 
 
-def _event_texts(
+def _written_events(
     game: _Game,
     state: Any,
     version: int,
     blobs: Sequence[bytes],
     seat: int | None,
     header: _Header | None,
-    writer: JsonWriter,
-) -> list[str]:
-    """:func:`_events` as JSON texts, each composed from its payload's text (see
-    :meth:`.adapters.GameAdapter.event_text`) rather than written from the whole message."""
+    form: Form[W],
+) -> list[W]:
+    """:func:`_events` written in ``form``, each composed from its written payload (see
+    :meth:`.adapters.GameAdapter.written_event`) rather than from its message."""
     if header is None:
         header = _Header.decode(blobs[0])
     seconds, millis = divmod(header.time_ms, 1000)
-    time_text = Text(writer.message(Timestamp(seconds=seconds, nanos=millis * 1_000_000)))
+    time = form.message(Timestamp(seconds=seconds, nanos=millis * 1_000_000))
     info = game.info
-    texts: list[str] = []
+    written: list[W] = []
     with engine_refusals():
         for i, blob in enumerate(blobs[1:]):
-            actor, kind, payload = game.adapter.event_text(state, blob, seat, info)
+            event: WrittenEvent[W] = game.adapter.written_event(state, blob, seat, info, form)
             values: dict[str, object] = {
                 "version": version + 1,
                 "sequence": header.sequence + i,
-                "actor": actor,
-                "time": time_text,
+                "actor": event.actor,
+                "time": time,
             }
-            if kind is not None:
-                values[kind] = Text(payload)
-            texts.append(writer.compose(_EVENT, values))
-    return texts
+            if event.kind is not None:
+                values[event.kind] = event.payload
+            written.append(form.compose(_EVENT, values))
+    return written
 
 
 @dataclass(frozen=True, slots=True)
 class MoveReply:
-    """``SubmitMove``'s answer, in the form a transport sends: :meth:`message` for gRPC,
-    :meth:`json` for HTTP, which writes the same text as the message's without building it
-    (the view and the events make up most of a move's cost)."""
+    """``SubmitMove``'s answer, in the form a transport sends: :meth:`message`, or
+    :meth:`written` in a form of :mod:`.forms` (JSON for HTTP, bytes for gRPC), which gives
+    what writing the message would give without building it (the view and the events make up
+    most of a move's cost)."""
 
     game: _Game
     #: The state after the move (the answered one, for a retry).
@@ -338,19 +342,16 @@ class MoveReply:
         answer.view.CopyFrom(game.adapter.view(self.state, self.seat, game.info, api_version))
         return answer
 
-    def json(self, writer: JsonWriter) -> str:
-        """The message's canonical JSON text, as ``writer.message(self.message())`` writes it."""
+    def written(self, form: Form[W]) -> W:
+        """The message written in ``form`` (as ``form.message(self.message())``), composed
+        from kept parts without the message."""
         game, api_version = self.game, self.version + 1
-        events = _event_texts(
-            game, self.state, self.version, self.entry, self.seat, self.header, writer
+        events = _written_events(
+            game, self.state, self.version, self.entry, self.seat, self.header, form
         )
-        view = game.adapter.view_json(self.state, self.seat, game.info, api_version)
-        values = {
-            "events": list_text(events),
-            "view": Text(view),
-            "version": api_version,
-        }
-        return writer.compose(_SUBMIT_MOVE_RESPONSE, values)
+        view = game.adapter.written_view(self.state, self.seat, game.info, api_version, form)
+        values = {"events": form.list(events), "view": view, "version": api_version}
+        return form.compose(_SUBMIT_MOVE_RESPONSE, values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,11 +368,11 @@ class ViewReply:
             view=game.adapter.view(game.state, self.seat, game.info, game.api_version)
         )
 
-    def json(self, writer: JsonWriter) -> str:
-        """The message's canonical JSON text, as ``writer.message(self.message())`` writes it."""
+    def written(self, form: Form[W]) -> W:
+        """The message written in ``form``, as :meth:`MoveReply.written`."""
         game = self.game
-        view = game.adapter.view_json(game.state, self.seat, game.info, game.api_version)
-        return writer.compose(_GET_GAME_RESPONSE, {"view": Text(view)})
+        view = game.adapter.written_view(game.state, self.seat, game.info, game.api_version, form)
+        return form.compose(_GET_GAME_RESPONSE, {"view": view})
 
 
 class HostedGames:

@@ -43,6 +43,7 @@ from hanafuda.v1 import service_pb2
 
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.errors import DOMAIN, ApiError
+from hanafuda_referee.api.forms import WIRE
 from hanafuda_referee.api.observability import observe
 from hanafuda_referee.api.referee import Referee
 
@@ -160,6 +161,17 @@ def _unary_handler(
     return handle
 
 
+def _serialized_reply(
+    replying: Callable[[Message, Caller], Awaitable[Any]],
+) -> Callable[[Message, Caller], Awaitable[Any]]:
+    """A method returning the serialized answer of a method returning a reply."""
+
+    async def call(request: Message, caller: Caller) -> bytes:
+        return bytes((await replying(request, caller)).written(WIRE))
+
+    return call
+
+
 def _stream_handler(
     name: str, method: Callable[[Message, Caller], AsyncIterator[Message]]
 ) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Message]]:
@@ -192,7 +204,16 @@ def referee_handler(
         request_type: type[Message] = getattr(service_pb2, rpc.input_type.name)
         response_type: type[Message] = getattr(service_pb2, rpc.output_type.name)
         method = getattr(referee, rpc.name)
-        if rpc.server_streaming:
+        replying = getattr(referee, f"{rpc.name}Reply", None)
+        if replying is not None and not rpc.server_streaming:
+            # A method whose answer can be serialized without its message (see
+            # Referee.SubmitMoveReply): the handler hands gRPC the bytes.
+            handlers[rpc.name] = grpc.unary_unary_rpc_method_handler(
+                _unary_handler(rpc.name, _serialized_reply(replying)),
+                request_deserializer=_request_deserializer(request_type, max_request_bytes),
+                response_serializer=None,  # bytes already
+            )
+        elif rpc.server_streaming:
             handlers[rpc.name] = grpc.unary_stream_rpc_method_handler(
                 _stream_handler(rpc.name, method),
                 request_deserializer=_request_deserializer(request_type, max_request_bytes),

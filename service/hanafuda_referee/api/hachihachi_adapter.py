@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
+from typing import TypeVar
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import EventText, GameInfo, event_text
+from hanafuda_referee.api.adapters import GameInfo
 from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto, move_message
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.proto_json import message_json
+from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
 from hanafuda_referee.cards import cards_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.hachihachi import codec
@@ -60,6 +61,8 @@ from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, pack
 
 __all__ = ["HACHI_HACHI", "HachiHachiAdapter"]
+
+W = TypeVar("W")
 
 _MIN_SEATS, _MAX_SEATS = 3, 6
 #: The card count every player starts from (RULES.md 2.5).
@@ -585,11 +588,11 @@ class HachiHachiAdapter:
         out.results.extend([_round_result_message(r) for r in seen.results])
         return out
 
-    def view_json(
-        self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int
-    ) -> str:
-        """See :meth:`.adapters.GameAdapter.view_json`: the message's text."""
-        return message_json(self.view(state, seat, game, version))
+    def written_view(
+        self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
+    ) -> W:
+        """See :meth:`.adapters.GameAdapter.written_view`: the message, written."""
+        return form.message(self.view(state, seat, game, version))
 
     def event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo
@@ -597,11 +600,11 @@ class HachiHachiAdapter:
         """See :meth:`.adapters.GameAdapter.event`."""
         return event_to_proto(state.rules, blob, seat, game)
 
-    def event_text(
-        self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo
-    ) -> EventText:
-        """See :meth:`.adapters.GameAdapter.event_text`: the message's, written each time."""
-        return event_text(self.event(state, blob, seat, game))
+    def written_event(
+        self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
+    ) -> WrittenEvent[W]:
+        """See :meth:`.adapters.GameAdapter.written_event`: the message, written each time."""
+        return written_event(self.event(state, blob, seat, game), form)
 
     def encode_state(self, state: HachiHachiState) -> bytes:
         """The engine's own compact codec."""

@@ -51,6 +51,7 @@ from litestar.types import ASGIApp, Message, Scope
 
 from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, Caller, takes_query_token
 from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.api.forms import JSON
 from hanafuda_referee.api.http_errors import error_body, transport_error_body
 from hanafuda_referee.api.http_routes import (
     HttpBinding,
@@ -429,7 +430,7 @@ def _rpc_handler(
     async def unary(request: Request[Any, Any, Any]) -> ASGIApp:
         message, caller, token_in_query = await bind(request)
         if replying is not None:
-            text = (await replying(message, caller)).json(writer)
+            text = (await replying(message, caller)).written(JSON)
         else:
             result = await _method_of(referee, binding)(message, caller)
             if not isinstance(result, binding.response_class):

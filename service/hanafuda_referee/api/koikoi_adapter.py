@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
+from typing import Any, Generic, TypeVar
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import EventText, GameInfo, event_text
+from hanafuda_referee.api.adapters import GameInfo
 from hanafuda_referee.api.convert import (
     card_list,
     card_value,
@@ -29,7 +30,7 @@ from hanafuda_referee.api.convert import (
     score_to_proto,
 )
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.proto_json import JsonWriter, Text, list_text
+from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
 from hanafuda_referee.cards import MONTH_OF
 from hanafuda_referee.dealing import Deal, shuffled_deal
 from hanafuda_referee.koikoi import codec
@@ -68,6 +69,8 @@ from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, pack
 
 __all__ = ["KOI_KOI", "KoiKoiAdapter"]
+
+W = TypeVar("W")
 
 _SEATS = 2
 
@@ -155,80 +158,74 @@ def _game_end(rules: KoiKoiRules, scores: tuple[int, int]) -> int:
     return _GAME_END_ROUNDS
 
 
-#: Writes the JSON of views (:meth:`KoiKoiAdapter.view_json`) and of their kept parts. The text
-#: of a message is the same whichever writer writes it: this one memoizes nothing.
-_JSON = JsonWriter()
 _VIEW = game_pb2.GameView.DESCRIPTOR
 _WAITING_TYPE = game_pb2.Waiting.DESCRIPTOR
 _SEAT_INFO = game_pb2.SeatInfo.DESCRIPTOR
 _YAKU_SCORE = scoring_pb2.YakuScore.DESCRIPTOR
 
 
-@lru_cache(maxsize=4096)
-def _yaku_text(yaku: Yaku) -> str:
-    """A counted yaku's JSON text (a ``YakuScore``)."""
-    return _JSON.compose(
-        _YAKU_SCORE, {"id": yaku.id, "cards": card_list(yaku.cards), "points": yaku.points}
-    )
+class _WrittenParts(Generic[W]):
+    """The parts of views and the events of one rule set, written in one form and kept: a
+    view is composed from them (:meth:`KoiKoiAdapter.written_view`) without its message. Every
+    view carries the rules, each seat's line (which changes only when that seat plays), the
+    legal moves and every finished round; most of a move's events recur (a card played or
+    drawn and what it took)."""
 
-
-@lru_cache(maxsize=4096)  # a few hundred moves exist
-def _move_text(move: Move) -> str:
-    """A move's JSON text, for lists of legal moves."""
-    return _JSON.message(move_message(move))
-
-
-class _RuleSetParts:
-    """The parts of views that depend only on the rule set and a few numbers, built once and
-    reused, as messages and as JSON texts: every view carries the rules and every finished
-    round's result, and a seat's line changes only when it captures or calls. Callers copy
-    these messages into theirs, never mutate them.
-
-    Kept per rule set, each with caches of its own (see :func:`_parts`).
-    """
-
-    def __init__(self, rules: KoiKoiRules) -> None:
-        self.rules = rules
-        self.message = koikoi_rules_to_proto(rules)
-        self.text = Text(_JSON.message(self.message))
-        self.round_result = lru_cache(maxsize=4096)(self._round_result)
-        self.round_result_text = lru_cache(maxsize=4096)(self._round_result_text)
-        self.seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku)
-        self.seat_info = lru_cache(maxsize=4096)(self._seat_info)
-        self.seat_text = lru_cache(maxsize=4096)(self._seat_text)
-        self.seat_yaku_text = lru_cache(maxsize=4096)(self._seat_yaku_text)
+    def __init__(self, parts: _RuleSetParts, form: Form[W]) -> None:
+        self._parts = parts
+        self.form = form
+        self.rules = form.message(parts.message)
+        self.seat = lru_cache(maxsize=4096)(self._seat)
+        self._seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku_uncached)
+        self._yaku = lru_cache(maxsize=4096)(self._yaku_uncached)
+        self._round_result = lru_cache(maxsize=4096)(self._round_result_uncached)
+        self.move = lru_cache(maxsize=4096)(self._move)
+        self.waiting = lru_cache(maxsize=1024)(self._waiting)
         # Larger: the plays and draws of a card with what they take number a few thousand.
-        self.event_text = lru_cache(maxsize=16384)(self._event_text)
-        # By the identity of a state's results tuple (see results_text), with the tuple.
-        self._results_by_id: dict[int, tuple[tuple[RoundResult, ...], Text]] = {}
+        self.event = lru_cache(maxsize=16384)(self._event)
+        # By the identity of a state's results tuple (see results), with the tuple.
+        self._results_by_id: dict[int, tuple[tuple[RoundResult, ...], Any]] = {}
 
-    def results_text(self, results: tuple[RoundResult, ...]) -> Text:
-        """The finished rounds as a JSON list. A game's states share their results tuple
-        until a round ends, so it is looked up by identity first: hashing every result of a
-        long game on every view costs more than the lookups it saves."""
+    def results(self, results: tuple[RoundResult, ...]) -> Any:
+        """The finished rounds, as a repeated field's value. A game's states share their
+        results tuple until a round ends, so it is looked up by identity first: hashing every
+        result of a long game on every view costs more than the lookups it saves."""
         known = self._results_by_id.get(id(results))
         if known is not None and known[0] is results:
             return known[1]
-        text = list_text([self.round_result_text(r) for r in results])
+        written = self.form.list([self._round_result(r) for r in results])
         if len(self._results_by_id) >= 4096:  # bounded: forget them all, they are rebuilt
             self._results_by_id.clear()
-        self._results_by_id[id(results)] = (results, text)
-        return text
+        self._results_by_id[id(results)] = (results, written)
+        return written
 
-    def _event_text(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> EventText:
-        return event_text(event_to_proto(self.rules, blob, seat, GameInfo("", players)))
+    def _event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
+        event = event_to_proto(self._parts.rules, blob, seat, GameInfo("", players))
+        return written_event(event, self.form)
 
-    def _seat_yaku_text(self, captured: int, month: int, koikoi_calls: int) -> tuple[Text, int]:
-        """A seat's yaku as a JSON list, and their points."""
-        yaku = yaku_of(self.rules, captured, month, koikoi_calls)
-        return list_text([_yaku_text(y) for y in yaku]), sum(y.points for y in yaku)
+    def _round_result_uncached(self, result: RoundResult) -> W:
+        return self.form.message(self._parts.round_result(result))
 
-    def _round_result_text(self, result: RoundResult) -> str:
-        return _JSON.message(self.round_result(result))
+    def _move(self, move: Move) -> W:
+        return self.form.message(move_message(move))
 
-    def _seat_text(self, info: SeatInfo, month: int, name: str) -> str:
-        """:meth:`seat_info`'s JSON text, composed."""
-        yaku, yaku_points = self.seat_yaku_text(info.captured, month, info.koikoi_calls)
+    def _waiting(self, kind: int, drawn: int, options: int) -> W:
+        """What the game waits for, and a drawn card's targets."""
+        values = {"kind": kind, "drawn_card": drawn, "targets": card_list(options)}
+        return self.form.compose(_WAITING_TYPE, values)
+
+    def _yaku_uncached(self, yaku: Yaku) -> W:
+        values = {"id": yaku.id, "cards": card_list(yaku.cards), "points": yaku.points}
+        return self.form.compose(_YAKU_SCORE, values)
+
+    def _seat_yaku_uncached(self, captured: int, month: int, koikoi_calls: int) -> tuple[Any, int]:
+        """A seat's yaku as a repeated field's value, and their points."""
+        yaku = yaku_of(self._parts.rules, captured, month, koikoi_calls)
+        return self.form.list([self._yaku(y) for y in yaku]), sum(y.points for y in yaku)
+
+    def _seat(self, info: SeatInfo, month: int, name: str) -> W:
+        """A seat's line (:meth:`_RuleSetParts.seat_info`), composed."""
+        yaku, yaku_points = self._seat_yaku(info.captured, month, info.koikoi_calls)
         values = {
             "seat": info.seat,
             "name": name,
@@ -240,7 +237,32 @@ class _RuleSetParts:
             "yaku": yaku,
             "yaku_points": yaku_points,
         }
-        return _JSON.compose(_SEAT_INFO, values)
+        return self.form.compose(_SEAT_INFO, values)
+
+
+class _RuleSetParts:
+    """The parts of views that depend only on the rule set and a few numbers, built once and
+    reused: every view carries the rules and every finished round's result, and a seat's yaku
+    change only when it captures. Callers copy these messages into theirs, never mutate them;
+    :meth:`written` keeps them (and more) written in a form.
+
+    Kept per rule set, each with caches of its own (see :func:`_parts`).
+    """
+
+    def __init__(self, rules: KoiKoiRules) -> None:
+        self.rules = rules
+        self.message = koikoi_rules_to_proto(rules)
+        self.round_result = lru_cache(maxsize=4096)(self._round_result)
+        self.seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku)
+        self.seat_info = lru_cache(maxsize=4096)(self._seat_info)
+        self._written: dict[int, _WrittenParts[Any]] = {}
+
+    def written(self, form: Form[W]) -> _WrittenParts[W]:
+        """The parts written in ``form`` (one of the module constants of :mod:`.forms`)."""
+        parts = self._written.get(id(form))
+        if parts is None:
+            parts = self._written[id(form)] = _WrittenParts(self, form)
+        return parts
 
     def _round_result(self, result: RoundResult) -> game_pb2.RoundResult:
         return round_result_to_proto(self.rules, result)
@@ -575,14 +597,6 @@ def event_to_proto(
     return out
 
 
-@lru_cache(maxsize=1024)
-def _waiting_text(kind: int, drawn: int, options: int) -> str:
-    """A view's ``waiting`` as JSON: what the game waits for, and a drawn card's targets."""
-    return _JSON.compose(
-        _WAITING_TYPE, {"kind": kind, "drawn_card": drawn, "targets": card_list(options)}
-    )
-
-
 # --- the adapter -----------------------------------------------------------------------------
 
 
@@ -676,11 +690,13 @@ class KoiKoiAdapter:
         out.results.extend([parts.round_result(r) for r in seen.results])
         return out
 
-    def view_json(self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int) -> str:
-        """See :meth:`.adapters.GameAdapter.view_json`: composed from the texts of its parts,
-        kept per rule set (the rules, seat lines, round results, moves), without the message."""
+    def written_view(
+        self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
+    ) -> W:
+        """See :meth:`.adapters.GameAdapter.written_view`: composed from its parts, kept per
+        rule set and form (the rules, seat lines, round results, moves), without the message."""
         rules = state.rules
-        parts = _parts(rules)
+        written = _parts(rules).written(form)
         seen = view(state, seat)
         over = state.phase is Phase.OVER
         month = seen.month
@@ -688,38 +704,36 @@ class KoiKoiAdapter:
         values: dict[str, object] = {
             "game": game.game_id,
             "kind": rules_pb2.GAME_KIND_KOI_KOI,
-            "rules": parts.text,
+            "rules": written.rules,
             "version": version,
             "status": game_pb2.GAME_STATUS_OVER if over else game_pb2.GAME_STATUS_IN_PROGRESS,
             "round": seen.round,
             "round_month": month,
             "dealer": seen.dealer,
-            "seats": list_text([parts.seat_text(i, month, players[i.seat]) for i in seen.seats]),
+            "seats": form.list([written.seat(i, month, players[i.seat]) for i in seen.seats]),
             "viewer_seat": seat,
             "hand": card_list(seen.hand),
             "field": card_list(seen.field),
             "stock_size": seen.stock_size,
-            "legal_moves": list_text([_move_text(m) for m in seen.legal_moves]),
-            "results": parts.results_text(seen.results),
+            "legal_moves": form.list([written.move(m) for m in seen.legal_moves]),
+            "results": written.results(seen.results),
         }
         if over:
-            values["waiting"] = Text(_waiting_text(game_pb2.WAITING_FOR_NOTHING, 0, 0))
-            values["game_result"] = Text(
-                _JSON.message(
-                    _game_result(state.scores, state.winner, _game_end(rules, state.scores))
-                )
+            values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)
+            values["game_result"] = form.message(
+                _game_result(state.scores, state.winner, _game_end(rules, state.scores))
             )
         else:
             values["turn"] = seen.turn
             if state.phase is Phase.DRAWN_TARGET:
-                values["waiting"] = Text(
-                    _waiting_text(_WAITING[state.phase], seen.drawn, seen.target_options)
+                values["waiting"] = written.waiting(
+                    _WAITING[state.phase], seen.drawn, seen.target_options
                 )
             else:
-                values["waiting"] = Text(_waiting_text(_WAITING[state.phase], 0, 0))
+                values["waiting"] = written.waiting(_WAITING[state.phase], 0, 0)
         if state.last_caller >= 0:
             values["last_koikoi_caller"] = state.last_caller
-        return _JSON.compose(_VIEW, values)
+        return form.compose(_VIEW, values)
 
     def event(
         self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo
@@ -727,18 +741,21 @@ class KoiKoiAdapter:
         """See :meth:`.adapters.GameAdapter.event`."""
         return event_to_proto(state.rules, blob, seat, game)
 
-    def event_text(
-        self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo
-    ) -> EventText:
-        """See :meth:`.adapters.GameAdapter.event_text`: kept per rule set, by the blob and
-        what else the event shows, most often nothing (most of a move's events recur: a card
-        played or drawn and what it took)."""
+    def written_event(
+        self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
+    ) -> WrittenEvent[W]:
+        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form, by the
+        blob and what else the event shows, most often nothing."""
         tag = blob[0] if blob else 0  # every tag is one varint byte
-        return _parts(state.rules).event_text(
-            blob,
-            # Only a deal shows a seat its own hand, and only the creation names the players.
-            seat if tag == _Tag.ROUND_DEALT else None,
-            game.players if tag == _Tag.GAME_CREATED else (),
+        return (
+            _parts(state.rules)
+            .written(form)
+            .event(
+                blob,
+                # Only a deal shows a seat its own hand, and only the creation names the players.
+                seat if tag == _Tag.ROUND_DEALT else None,
+                game.players if tag == _Tag.GAME_CREATED else (),
+            )
         )
 
     def encode_state(self, state: KoiKoiState) -> bytes:

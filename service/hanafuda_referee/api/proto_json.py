@@ -147,6 +147,11 @@ class _Layout:
 
     fields: tuple[tuple[str, str, _Writer, bool, str | None], ...]
     zeros: tuple[tuple[str, str], ...] | None
+    #: Each field's (position in ``fields``, key text, writer, presence), by name.
+    by_name: dict[str, tuple[int, str, _Writer, bool]]
+    #: The fields without presence as (position in ``fields``, zero-value text), in
+    #: declaration order.
+    zero_positions: tuple[tuple[int, str], ...]
 
 
 @dataclass(slots=True)
@@ -228,6 +233,8 @@ class JsonWriter:
         layout = self._layouts.get(descriptor.full_name)
         if layout is None:
             layout = self._layout(descriptor)
+        if 3 * len(values) < len(layout.fields):
+            return _compose_sparse(layout, values)
         parts: list[str] = []
         zeros: list[str] = []
         for name, key, write, presence, zero in layout.fields:
@@ -260,20 +267,27 @@ class JsonWriter:
         by_number = sorted(descriptor.fields, key=lambda field: field.number)
         declared = list(zero_texts)
         numbered = [field.name for field in by_number if field.name in zero_texts]
+        fields = tuple(
+            (
+                field.name,
+                _encode_string(field.json_name) + ":",
+                self._value_writer(field),
+                field.has_presence,
+                zero_texts.get(field.name),
+            )
+            for field in by_number
+        )
+        position = {field[0]: i for i, field in enumerate(fields)}
         layout = _Layout(
-            fields=tuple(
-                (
-                    field.name,
-                    _encode_string(field.json_name) + ":",
-                    self._value_writer(field),
-                    field.has_presence,
-                    zero_texts.get(field.name),
-                )
-                for field in by_number
-            ),
+            fields=fields,
             zeros=None
             if declared == numbered
             else tuple((name, zero_texts[name]) for name in declared),
+            by_name={
+                name: (i, key, write, presence)
+                for i, (name, key, write, presence, _) in enumerate(fields)
+            },
+            zero_positions=tuple((position[name], zero_texts[name]) for name in declared),
         )
         self._layouts[descriptor.full_name] = layout
         return layout
@@ -373,6 +387,30 @@ class JsonWriter:
             return text
 
         return memoized
+
+
+def _compose_sparse(layout: _Layout, values: dict[str, Any]) -> str:
+    """:meth:`JsonWriter.compose` for a few values of a type with many fields (an event: five
+    of its 28): the values' fields only, put in field number order, rather than a pass over
+    every field."""
+    by_name = layout.by_name
+    chosen: list[tuple[int, str]] = []
+    for name, value in values.items():
+        entry = by_name.get(name)
+        if value is None or entry is None:
+            continue
+        position, key, write, presence = entry
+        if type(value) is Text:
+            if not presence and (not value or value == _EMPTY_LIST):
+                continue
+            chosen.append((position, key + value))
+        elif presence or value:
+            chosen.append((position, key + write(value)))
+    chosen.sort()
+    written = {position for position, _ in chosen}
+    parts = [text for _, text in chosen]
+    parts += [zero for position, zero in layout.zero_positions if position not in written]
+    return "{" + ",".join(parts) + "}"
 
 
 def _plannable(descriptor: Descriptor) -> bool:

@@ -204,7 +204,8 @@ class Referee:
         self, request: service_pb2.SubmitMoveRequest, caller: Caller
     ) -> MoveReply:
         """:meth:`SubmitMove` with its answer not yet built: a transport that can write it in
-        its own form without the message (HTTP: see :class:`~.games.MoveReply`) calls this."""
+        its own form without the message (both do: JSON text and protobuf bytes, see
+        :class:`~.games.MoveReply`) calls this. A method ``<Rpc>Reply`` is found by that name."""
         return await self.games.submit(request, caller)
 
     @_observed_stream
