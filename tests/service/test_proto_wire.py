@@ -60,7 +60,9 @@ def test_zero_values_with_presence_are_written_and_without_presence_left_out() -
     assert writer.compose(game_pb2.GameView.DESCRIPTOR, values) == view.SerializeToString()
     seat = game_pb2.SeatInfo(score=-3)  # a negative int32: ten bytes
     assert writer.compose(game_pb2.SeatInfo.DESCRIPTOR, {"score": -3}) == seat.SerializeToString()
-    move = moves_pb2.Move(kind=moves_pb2.MOVE_KIND_PLAY, card=cast(Any, 300))  # an unknown, long number
+    move = moves_pb2.Move(
+        kind=moves_pb2.MOVE_KIND_PLAY, card=cast(Any, 300)
+    )  # an unknown, long number
     assert writer.compose(moves_pb2.Move.DESCRIPTOR, {"kind": 1, "card": 300}) == (
         move.SerializeToString()
     )
