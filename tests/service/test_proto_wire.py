@@ -11,7 +11,7 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2
 
-from hanafuda_referee.api.proto_wire import Wire, WireWriter, wire_list
+from hanafuda_referee.api.proto_wire import WireWriter, wire_list
 from tests.http.test_proto_json import out_of_order_type, random_messages
 
 
@@ -32,7 +32,7 @@ def field_values(message: Message, rng: random.Random) -> dict[str, Any]:
             if field.is_repeated:
                 values[field.name] = wire_list([item.SerializeToString() for item in value])
             else:
-                values[field.name] = Wire(value.SerializeToString())
+                values[field.name] = value.SerializeToString()
         elif field.is_repeated:
             values[field.name] = list(value)
         else:
@@ -55,7 +55,7 @@ def test_random_messages_of_every_contract_type_are_composed_exactly() -> None:
 def test_zero_values_with_presence_are_written_and_without_presence_left_out() -> None:
     writer = WireWriter()
     view = game_pb2.GameView(viewer_seat=0, turn=0, rules=rules_pb2.Rules())
-    values = {"viewer_seat": 0, "turn": 0, "rules": Wire(b""), "version": 0}
+    values = {"viewer_seat": 0, "turn": 0, "rules": b"", "version": 0}
     values |= {"hand": [], "seats": wire_list([]), "game": ""}
     assert writer.compose(game_pb2.GameView.DESCRIPTOR, values) == view.SerializeToString()
     seat = game_pb2.SeatInfo(score=-3)  # a negative int32: ten bytes

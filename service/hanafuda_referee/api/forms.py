@@ -1,11 +1,12 @@
 """The two written forms of a message, for answers assembled from parts kept between requests:
 canonical proto3 JSON text (HTTP) and protobuf bytes (gRPC).
 
-A :class:`Form` writes a message, composes a message from field values (some of them written
-already, in the same form) and makes a list of written messages for a repeated field. Code that
-assembles an answer from parts (a game view from its rules, seat lines, moves...) is written once
-against a form and gives, in either form, exactly what writing the whole message would give
-(:meth:`.proto_json.JsonWriter.compose`, :meth:`.proto_wire.WireWriter.compose`).
+A :class:`Form` writes a message, composes a message from field values (its message fields'
+values written already, in the same form, as ``str`` or ``bytes``) and makes a list of written
+messages for a repeated field. Code that assembles an answer from parts (a game view from its
+rules, seat lines, moves...) is written once against a form and gives, in either form, exactly
+what writing the whole message would give (:meth:`.proto_json.JsonWriter.compose`,
+:meth:`.proto_wire.WireWriter.compose`).
 
 >>> from hanafuda.v1 import moves_pb2
 >>> move = {"kind": moves_pb2.MOVE_KIND_STOP}
@@ -23,8 +24,8 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
-from hanafuda_referee.api.proto_json import JsonWriter, Text, list_text
-from hanafuda_referee.api.proto_wire import Wire, WireList, WireWriter, wire_list
+from hanafuda_referee.api.proto_json import JsonWriter, list_text
+from hanafuda_referee.api.proto_wire import WireWriter, wire_list
 
 __all__ = ["JSON", "WIRE", "Form", "WrittenEvent"]
 
@@ -49,41 +50,41 @@ class Form(Protocol[W]):
 
 
 class _JsonForm:
-    """JSON text (:class:`~.proto_json.Text`)."""
+    """JSON text (``str``)."""
 
     def __init__(self) -> None:
         self._writer = JsonWriter()
 
-    def message(self, message: Message) -> Text:
-        return Text(self._writer.message(message))
+    def message(self, message: Message) -> str:
+        return self._writer.message(message)
 
-    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> Text:
-        return Text(self._writer.compose(descriptor, values))
+    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> str:
+        return self._writer.compose(descriptor, values)
 
-    def list(self, items: Iterable[Text]) -> Text:
+    def list(self, items: Iterable[str]) -> str:
         return list_text(items)
 
 
 class _WireForm:
-    """Protobuf bytes (:class:`~.proto_wire.Wire`)."""
+    """Protobuf bytes (``bytes``)."""
 
     def __init__(self) -> None:
         self._writer = WireWriter()
 
-    def message(self, message: Message) -> Wire:
-        return Wire(message.SerializeToString())
+    def message(self, message: Message) -> bytes:
+        return message.SerializeToString()
 
-    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> Wire:
-        return Wire(self._writer.compose(descriptor, values))
+    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> bytes:
+        return self._writer.compose(descriptor, values)
 
-    def list(self, items: Iterable[Wire]) -> WireList:
+    def list(self, items: Iterable[bytes]) -> list[bytes]:
         return wire_list(items)
 
 
 #: Canonical proto3 JSON, as the HTTP transport writes it.
-JSON: Form[Text] = _JsonForm()
+JSON: Form[str] = _JsonForm()
 #: Protobuf bytes, as ``SerializeToString`` writes them.
-WIRE: Form[Wire] = _WireForm()
+WIRE: Form[bytes] = _WireForm()
 
 
 class WrittenEvent(NamedTuple, Generic[W]):

@@ -167,7 +167,8 @@ def _serialized_reply(
     """A method returning the serialized answer of a method returning a reply."""
 
     async def call(request: Message, caller: Caller) -> bytes:
-        return bytes((await replying(request, caller)).written(WIRE))
+        written: bytes = (await replying(request, caller)).written(WIRE)
+        return written
 
     return call
 

@@ -194,7 +194,7 @@ class _WrittenParts(Generic[W]):
         if known is not None and known[0] is results:
             return known[1]
         written = self.form.list([self._round_result(r) for r in results])
-        if len(self._results_by_id) >= 4096:  # bounded: forget them all, they are rebuilt
+        if len(self._results_by_id) >= 1024:  # bounded: forget them all, they are rebuilt
             self._results_by_id.clear()
         self._results_by_id[id(results)] = (results, written)
         return written

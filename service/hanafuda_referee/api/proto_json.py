@@ -23,7 +23,7 @@ round's result in every view after it): :class:`JsonWriter` can memoize the text
 types, keyed by their serialized bytes (equal bytes are equal messages, so equal text).
 
 Composing: :meth:`JsonWriter.compose` writes a message of a type from its field values without
-the message, some of them already written (:class:`Text`): a response assembled from texts kept
+the message, its message fields' values already written: a response assembled from texts kept
 from one response to the next costs a fraction of building its message and writing it. The text
 is the one the message would have given, as the message writer's own field order and writers are
 used.
@@ -48,7 +48,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-__all__ = ["UNPAIRED_SURROGATE", "JsonWriter", "Text", "list_text", "message_json", "read_simple"]
+__all__ = ["UNPAIRED_SURROGATE", "JsonWriter", "list_text", "message_json", "read_simple"]
 
 # The json module's own string encoder, as ``json.dumps(..., ensure_ascii=False)`` uses it (the
 # C version when available): the escaping is then the same by construction.
@@ -115,40 +115,34 @@ def _text_message(value: Any) -> str:
     return _encode_string(value.ToJsonString())
 
 
-class Text(str):
-    """A value already written as JSON (a message's text, a list's), for
-    :meth:`JsonWriter.compose`."""
-
-    __slots__ = ()
-
-
 #: An empty list, written.
 _EMPTY_LIST = "[]"
 
 
-def list_text(items: Iterable[str]) -> Text:
+def list_text(items: Iterable[str]) -> str:
     """The JSON list of values already written.
 
     >>> list_text(['"a"', "1"])
     '["a",1]'
     """
-    return Text("[" + ",".join(items) + "]")
+    return "[" + ",".join(items) + "]"
 
 
 @dataclass(frozen=True, slots=True)
 class _Layout:
     """How :meth:`JsonWriter.compose` writes one message type: every field as (name, JSON key
     text, value writer, whether it has presence, its zero-value text or None for a field with
-    presence), in field number order (the order ``ListFields`` reports the set ones in).
+    presence, whether its value may be given written: a message field's), in field number
+    order (the order ``ListFields`` reports the set ones in).
 
     ``zeros``: the zero-value texts in declaration order (the order they follow the set fields
     in), only when that is not field number order; None when it is (the zeros are then
     gathered during the same pass)."""
 
-    fields: tuple[tuple[str, str, _Writer, bool, str | None], ...]
+    fields: tuple[tuple[str, str, _Writer, bool, str | None, bool], ...]
     zeros: tuple[tuple[str, str], ...] | None
-    #: Each field's (position in ``fields``, key text, writer, presence), by name.
-    by_name: dict[str, tuple[int, str, _Writer, bool]]
+    #: Each field's (position in ``fields``, key text, writer, presence, written), by name.
+    by_name: dict[str, tuple[int, str, _Writer, bool, bool]]
     #: The fields without presence as (position in ``fields``, zero-value text), in
     #: declaration order.
     zero_positions: tuple[tuple[int, str], ...]
@@ -218,12 +212,13 @@ class JsonWriter:
         """The JSON text of the message of type ``descriptor`` whose fields hold ``values``, by
         field name: what :meth:`message` gives for that message.
 
-        A value is a field's Python value (an int for an enum, a list for a repeated field) or
-        its :class:`Text`. As in a message, a field without presence is written with its
-        value when that is not the zero value (or an empty list, written or not), and at its zero
-        value otherwise, missing or not; a field with presence is written when its value is not
-        None. Only types the plans write are composed (no maps, floats or well-known types
-        other than the plans' ones at the top level).
+        A value is a field's Python value (an int for an enum, a list for a repeated field, a
+        message for a message field) or, for a message field (repeated or not), its JSON text:
+        a ``str`` there is taken as written. As in a message, a field without presence is
+        written with its value when that is not the zero value (or an empty list, written or
+        not), and at its zero value otherwise, missing or not; a field with presence is written
+        when its value is not None. Only types the plans write are composed (no maps, floats or
+        well-known types other than the plans' ones at the top level).
 
         >>> from hanafuda.v1 import moves_pb2
         >>> writer = JsonWriter()
@@ -237,10 +232,10 @@ class JsonWriter:
             return _compose_sparse(layout, values)
         parts: list[str] = []
         zeros: list[str] = []
-        for name, key, write, presence, zero in layout.fields:
+        for name, key, write, presence, zero, written in layout.fields:
             value = values.get(name)
             if value is not None:
-                if type(value) is Text:
+                if written and type(value) is str:
                     if presence or (value and value != _EMPTY_LIST):
                         parts.append(key + value)
                         continue
@@ -274,6 +269,7 @@ class JsonWriter:
                 self._value_writer(field),
                 field.has_presence,
                 zero_texts.get(field.name),
+                field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE,
             )
             for field in by_number
         )
@@ -284,8 +280,8 @@ class JsonWriter:
             if declared == numbered
             else tuple((name, zero_texts[name]) for name in declared),
             by_name={
-                name: (i, key, write, presence)
-                for i, (name, key, write, presence, _) in enumerate(fields)
+                name: (i, key, write, presence, written)
+                for i, (name, key, write, presence, _, written) in enumerate(fields)
             },
             zero_positions=tuple((position[name], zero_texts[name]) for name in declared),
         )
@@ -399,17 +395,17 @@ def _compose_sparse(layout: _Layout, values: dict[str, Any]) -> str:
         entry = by_name.get(name)
         if value is None or entry is None:
             continue
-        position, key, write, presence = entry
-        if type(value) is Text:
+        position, key, write, presence, written = entry
+        if written and type(value) is str:
             if not presence and (not value or value == _EMPTY_LIST):
                 continue
             chosen.append((position, key + value))
         elif presence or value:
             chosen.append((position, key + write(value)))
     chosen.sort()
-    written = {position for position, _ in chosen}
+    done = {position for position, _ in chosen}
     parts = [text for _, text in chosen]
-    parts += [zero for position, zero in layout.zero_positions if position not in written]
+    parts += [zero for position, zero in layout.zero_positions if position not in done]
     return "{" + ",".join(parts) + "}"
 
 

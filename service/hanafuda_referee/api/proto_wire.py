@@ -4,9 +4,9 @@ counterpart of :meth:`~.proto_json.JsonWriter.compose`.
 A serialized message is the concatenation of its fields' encodings, in field number order for
 the bytes ``SerializeToString`` gives. :meth:`WireWriter.compose` writes exactly those bytes for
 the message whose fields hold the given values, where a message field's value may be its
-serialized bytes (:class:`Wire`), kept from one response to the next, so that a response is
-assembled without building its message (the same idea, and the same presence rules, as the JSON
-composition). Every field's key and encoder is derived once per type from its descriptor.
+serialized bytes, kept from one response to the next, so that a response is assembled without
+building its message (the same idea, and the same presence rules, as the JSON composition).
+Every field's key and encoder is derived once per type from its descriptor.
 
 >>> from hanafuda.v1 import moves_pb2
 >>> writer = WireWriter()
@@ -24,7 +24,7 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-__all__ = ["Wire", "WireWriter", "wire_list"]
+__all__ = ["WireWriter", "wire_list"]
 
 _Encoder = Callable[[Any], bytes]
 
@@ -46,21 +46,9 @@ _WIRE_VARINT = 0
 _WIRE_LENGTH = 2
 
 
-class Wire(bytes):
-    """A message already serialized, for :meth:`WireWriter.compose`."""
-
-    __slots__ = ()
-
-
-class WireList(tuple[bytes, ...]):
-    """The serialized elements of a repeated message field, for :meth:`WireWriter.compose`."""
-
-    __slots__ = ()
-
-
-def wire_list(items: Iterable[bytes]) -> WireList:
+def wire_list(items: Iterable[bytes]) -> list[bytes]:
     """The serialized elements of a repeated message field."""
-    return WireList(items)
+    return list(items)
 
 
 def _varint(value: int) -> bytes:
@@ -129,8 +117,8 @@ class WireWriter:
         fields hold ``values``, by field name.
 
         A value is a field's Python value (an int for an enum, a list for a repeated field, a
-        message for a message field) or, for a message field, its :class:`Wire` (a repeated
-        one: a :func:`wire_list`). As in a message, a field without presence is left out at its
+        message for a message field) or, for a message field, its serialized ``bytes`` (a
+        repeated one: a list of them). As in a message, a field without presence is left out at its
         zero value (or empty); a field with presence is written when its value is not None.
         Types with fixed-width, floating point, map or group fields are refused.
         """
@@ -211,11 +199,10 @@ def _wire_type(field: FieldDescriptor) -> int:
 
 
 def _message_payload(value: Any) -> bytes:
-    if type(value) is Wire:  # serialized already
+    if type(value) is bytes:  # serialized already
         return _length(value)
-    if isinstance(value, Message):
-        return _length(value.SerializeToString())
-    return _length(value)  # plain bytes: serialized already too
+    assert isinstance(value, Message)
+    return _length(value.SerializeToString())
 
 
 def _single_encoder(field: FieldDescriptor) -> _Encoder:
