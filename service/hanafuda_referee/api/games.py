@@ -282,6 +282,23 @@ _SUBMIT_MOVE_RESPONSE = service_pb2.SubmitMoveResponse.DESCRIPTOR
 _GET_GAME_RESPONSE = service_pb2.GetGameResponse.DESCRIPTOR
 
 
+#: The last event time written in each form, by the form's id: (milliseconds, written). The
+#: moves committed in the same millisecond share it, and writing a Timestamp is not cheap.
+_LAST_TIMES: dict[int, tuple[int, Any]] = {}
+
+
+def _written_time(time_ms: int, form: Form[W]) -> W:
+    """An event time (milliseconds since the epoch) as a ``Timestamp`` written in ``form``."""
+    last = _LAST_TIMES.get(id(form))
+    if last is not None and last[0] == time_ms:
+        written: W = last[1]
+        return written
+    seconds, millis = divmod(time_ms, 1000)
+    written = form.message(Timestamp(seconds=seconds, nanos=millis * 1_000_000))
+    _LAST_TIMES[id(form)] = (time_ms, written)
+    return written
+
+
 def _written_events(
     game: _Game,
     state: Any,
@@ -295,8 +312,7 @@ def _written_events(
     :meth:`.adapters.GameAdapter.written_event`) rather than from its message."""
     if header is None:
         header = _Header.decode(blobs[0])
-    seconds, millis = divmod(header.time_ms, 1000)
-    time = form.message(Timestamp(seconds=seconds, nanos=millis * 1_000_000))
+    time = _written_time(header.time_ms, form)
     info = game.info
     written: list[W] = []
     with engine_refusals():
