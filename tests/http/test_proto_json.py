@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import string
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import pytest
@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.forms import JSON, WIRE, Form
 from hanafuda_referee.api.proto_json import JsonWriter, list_text, message_json, read_simple
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
@@ -183,10 +184,10 @@ def test_random_messages_of_every_contract_type_are_written_exactly() -> None:
     assert count > 300
 
 
-def field_values(message: Message, rng: random.Random) -> dict[str, Any]:
-    """The values of ``message``'s fields as :meth:`JsonWriter.compose` takes them: Python
-    values, messages or, at random, their texts; unset fields with presence as None or
-    missing, unset fields without presence missing or at their zero value."""
+def field_values(message: Message, rng: random.Random, form: Form[Any]) -> dict[str, Any]:
+    """The values of ``message``'s fields as a composer of ``form`` takes them: Python values,
+    messages or, at random, the message fields written in ``form``; unset fields with presence
+    as None or missing, unset fields without presence missing or at their zero value."""
     values: dict[str, Any] = {}
     for field in message.DESCRIPTOR.fields:
         value = getattr(message, field.name)
@@ -198,9 +199,9 @@ def field_values(message: Message, rng: random.Random) -> dict[str, Any]:
             continue  # missing: written at its zero value all the same
         if field.message_type is not None and rng.random() < 0.7:
             if field.is_repeated:
-                values[field.name] = list_text([message_json(item) for item in value])
+                values[field.name] = form.list([form.message(item) for item in value])
             else:
-                values[field.name] = message_json(value)
+                values[field.name] = form.message(value)
         elif field.is_repeated:
             values[field.name] = list(value)
         else:
@@ -208,18 +209,24 @@ def field_values(message: Message, rng: random.Random) -> dict[str, Any]:
     return values
 
 
-def test_composing_field_values_writes_what_the_message_gives() -> None:
-    writer = JsonWriter()
+@pytest.mark.parametrize(
+    ("form", "written"),
+    [(JSON, reference), (WIRE, lambda message: message.SerializeToString())],
+    ids=["json", "bytes"],
+)
+def test_composing_field_values_writes_what_the_message_gives(
+    form: Form[Any], written: Callable[[Message], Any]
+) -> None:
     rng = random.Random(5)
     count = 0
     for message in random_messages(seeds=12):
         descriptor = cast(Descriptor, message.DESCRIPTOR)
         try:
-            writer.compose(descriptor, {})
+            form.compose(descriptor, {})
         except ValueError:
-            continue  # a type left to json_format: compose refuses it
-        values = field_values(message, rng)
-        assert writer.compose(descriptor, values) == reference(message), message
+            continue  # a type left to json_format: JSON's compose refuses it
+        values = field_values(message, rng, form)
+        assert form.compose(descriptor, values) == written(message), message
         count += 1
     assert count > 300
 
