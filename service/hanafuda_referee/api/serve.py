@@ -54,6 +54,8 @@ def settle_garbage_collector() -> None:
     gc.freeze()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)
+
+
 #: uvicorn's HTTP/1.1 parser: httptools (C, a dependency) unless it is missing, then h11 (pure
 #: Python, several times slower per request).
 _HTTP_PARSER = "httptools" if importlib.util.find_spec("httptools") else "h11"
