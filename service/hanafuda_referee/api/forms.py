@@ -1,10 +1,10 @@
-"""The two written forms of a message, for answers assembled from parts kept between requests:
-canonical proto3 JSON text (HTTP) and protobuf bytes (gRPC).
+"""The forms of a message, for answers assembled from parts kept between requests: canonical
+proto3 JSON text (HTTP), protobuf bytes (gRPC) and the message itself (everything else).
 
 A :class:`Form` writes a message, composes a message from field values (its message fields'
 values written already, in the same form, as ``str`` or ``bytes``) and makes a list of written
 messages for a repeated field. Code that assembles an answer from parts (a game view from its
-rules, seat lines, moves...) is written once against a form and gives, in either form, exactly
+rules, seat lines, moves...) is written once against a form and gives, in each form, exactly
 what writing the whole message would give (:meth:`.proto_json.JsonWriter.compose`,
 :meth:`.proto_wire.WireWriter.compose`).
 
@@ -18,16 +18,17 @@ b'\\x08\\x04'
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
+from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from hanafuda_referee.api.proto_json import JsonWriter, list_text
 from hanafuda_referee.api.proto_wire import WireWriter, wire_list
 
-__all__ = ["JSON", "WIRE", "Form", "WrittenEvent"]
+__all__ = ["JSON", "MESSAGE", "WIRE", "Form", "WrittenEvent", "written_event"]
 
 W = TypeVar("W")
 
@@ -81,10 +82,32 @@ class _WireForm:
         return wire_list(items)
 
 
+class _MessageForm:
+    """Messages themselves: composing builds the message, whose constructor copies the parts
+    given to it (kept parts are shared and never mutated)."""
+
+    def __init__(self) -> None:
+        self._classes: dict[str, Callable[..., Message]] = {}
+
+    def message(self, message: Message) -> Message:
+        return message
+
+    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> Message:
+        make = self._classes.get(descriptor.full_name)
+        if make is None:
+            make = self._classes[descriptor.full_name] = message_factory.GetMessageClass(descriptor)
+        return make(**{name: value for name, value in values.items() if value is not None})
+
+    def list(self, items: Iterable[Message]) -> list[Message]:
+        return list(items)
+
+
 #: Canonical proto3 JSON, as the HTTP transport writes it.
 JSON: Form[str] = _JsonForm()
 #: Protobuf bytes, as ``SerializeToString`` writes them.
 WIRE: Form[bytes] = _WireForm()
+#: The message itself (for the answers that are not composed: streams, logs, direct callers).
+MESSAGE: Form[Message] = _MessageForm()
 
 
 class WrittenEvent(NamedTuple, Generic[W]):

@@ -38,7 +38,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import events_pb2, service_pb2
@@ -52,7 +52,7 @@ from hanafuda_referee.api.convert import (
     move_from_proto,
 )
 from hanafuda_referee.api.errors import ApiError, ErrorTranslation
-from hanafuda_referee.api.forms import Form, WrittenEvent
+from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
 from hanafuda_referee.api.observability import annotate
 from hanafuda_referee.api.tokens import (
     GameMeta,
@@ -251,32 +251,6 @@ def _game_id(game_id: str) -> str:
     return game_id
 
 
-def _events(
-    game: _Game,
-    state: Any,
-    version: int,
-    blobs: Sequence[bytes],
-    seat: int | None,
-    header: _Header | None = None,
-) -> list[events_pb2.Event]:
-    """A log entry's events (header first) as ``seat`` may see them; ``version`` is the
-    store's. ``header``: the entry's header when the caller has it decoded already."""
-    if header is None:
-        header = _Header.decode(blobs[0])
-    seconds, millis = divmod(header.time_ms, 1000)
-    info = game.info
-    out: list[events_pb2.Event] = []
-    with engine_refusals():
-        for i, blob in enumerate(blobs[1:]):
-            event = game.adapter.event(state, blob, seat, info)
-            event.version = version + 1
-            event.sequence = header.sequence + i
-            # As Timestamp.FromMilliseconds, computed once for the entry's events.
-            event.time.seconds, event.time.nanos = seconds, millis * 1_000_000
-            out.append(event)
-    return out
-
-
 _EVENT = events_pb2.Event.DESCRIPTOR
 _SUBMIT_MOVE_RESPONSE = service_pb2.SubmitMoveResponse.DESCRIPTOR
 _GET_GAME_RESPONSE = service_pb2.GetGameResponse.DESCRIPTOR
@@ -305,11 +279,13 @@ def _written_events(
     version: int,
     blobs: Sequence[bytes],
     seat: int | None,
-    header: _Header | None,
     form: Form[W],
+    header: _Header | None = None,
 ) -> list[W]:
-    """:func:`_events` written in ``form``, each composed from its written payload (see
-    :meth:`.adapters.GameAdapter.written_event`) rather than from its message."""
+    """A log entry's events (header first) as ``seat`` may see them, written in ``form``;
+    ``version`` is the store's. Each is composed from its written payload (see
+    :meth:`.adapters.GameAdapter.written_event`). ``header``: the entry's header when the
+    caller has it decoded already."""
     if header is None:
         header = _Header.decode(blobs[0])
     time = _written_time(header.time_ms, form)
@@ -328,6 +304,13 @@ def _written_events(
                 values[event.kind] = event.payload
             written.append(form.compose(_EVENT, values))
     return written
+
+
+def _events(
+    game: _Game, state: Any, version: int, blobs: Sequence[bytes], seat: int | None
+) -> list[events_pb2.Event]:
+    """:func:`_written_events` as messages."""
+    return cast(list[events_pb2.Event], _written_events(game, state, version, blobs, seat, MESSAGE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,21 +332,14 @@ class MoveReply:
 
     def message(self) -> service_pb2.SubmitMoveResponse:
         """The answer as a message."""
-        game, api_version = self.game, self.version + 1
-        answer = service_pb2.SubmitMoveResponse(version=api_version)
-        answer.events.extend(
-            _events(game, self.state, self.version, self.entry, self.seat, self.header)
-        )
-        # CopyFrom: cheaper than passing the view to the constructor, which merges it.
-        answer.view.CopyFrom(game.adapter.view(self.state, self.seat, game.info, api_version))
-        return answer
+        return cast(service_pb2.SubmitMoveResponse, self.written(MESSAGE))
 
     def written(self, form: Form[W]) -> W:
-        """The message written in ``form`` (as ``form.message(self.message())``), composed
-        from kept parts without the message."""
+        """The answer in ``form``, composed from kept parts: in JSON or bytes, without the
+        message."""
         game, api_version = self.game, self.version + 1
         events = _written_events(
-            game, self.state, self.version, self.entry, self.seat, self.header, form
+            game, self.state, self.version, self.entry, self.seat, form, self.header
         )
         view = game.adapter.written_view(self.state, self.seat, game.info, api_version, form)
         values = {"events": form.list(events), "view": view, "version": api_version}
@@ -379,13 +355,10 @@ class ViewReply:
 
     def message(self) -> service_pb2.GetGameResponse:
         """The answer as a message."""
-        game = self.game
-        return service_pb2.GetGameResponse(
-            view=game.adapter.view(game.state, self.seat, game.info, game.api_version)
-        )
+        return cast(service_pb2.GetGameResponse, self.written(MESSAGE))
 
     def written(self, form: Form[W]) -> W:
-        """The message written in ``form``, as :meth:`MoveReply.written`."""
+        """The answer in ``form``, as :meth:`MoveReply.written`."""
         game = self.game
         view = game.adapter.written_view(game.state, self.seat, game.info, game.api_version, form)
         return form.compose(_GET_GAME_RESPONSE, {"view": view})

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
@@ -30,7 +30,7 @@ from hanafuda_referee.api.convert import (
     score_to_proto,
 )
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
+from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent, written_event
 from hanafuda_referee.cards import MONTH_OF
 from hanafuda_referee.dealing import Deal, shuffled_deal
 from hanafuda_referee.koikoi import codec
@@ -241,10 +241,9 @@ class _WrittenParts(Generic[W]):
 
 
 class _RuleSetParts:
-    """The parts of views that depend only on the rule set and a few numbers, built once and
-    reused: every view carries the rules and every finished round's result, and a seat's yaku
-    change only when it captures. Callers copy these messages into theirs, never mutate them;
-    :meth:`written` keeps them (and more) written in a form.
+    """What views and events of one rule set share: the rules and each finished round's result
+    as messages, built once (callers copy them, never mutate them), and, per form, the parts
+    views are composed from (:meth:`written`).
 
     Kept per rule set, each with caches of its own (see :func:`_parts`).
     """
@@ -253,8 +252,6 @@ class _RuleSetParts:
         self.rules = rules
         self.message = koikoi_rules_to_proto(rules)
         self.round_result = lru_cache(maxsize=4096)(self._round_result)
-        self.seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku)
-        self.seat_info = lru_cache(maxsize=4096)(self._seat_info)
         self._written: dict[int, _WrittenParts[Any]] = {}
 
     def written(self, form: Form[W]) -> _WrittenParts[W]:
@@ -266,29 +263,6 @@ class _RuleSetParts:
 
     def _round_result(self, result: RoundResult) -> game_pb2.RoundResult:
         return round_result_to_proto(self.rules, result)
-
-    def _seat_yaku(
-        self, captured: int, month: int, koikoi_calls: int
-    ) -> tuple[list[scoring_pb2.YakuScore], int]:
-        """A seat's yaku as messages, and their points."""
-        yaku = yaku_of(self.rules, captured, month, koikoi_calls)
-        return _yaku_messages(yaku), sum(y.points for y in yaku)
-
-    def _seat_info(self, info: SeatInfo, month: int, name: str) -> game_pb2.SeatInfo:
-        """A seat as every view shows it: the same from move to move until that seat captures
-        or calls."""
-        yaku, yaku_points = self.seat_yaku(info.captured, month, info.koikoi_calls)
-        return game_pb2.SeatInfo(
-            seat=info.seat,
-            name=name,
-            score=info.score,
-            captured=card_list(info.captured),
-            koikoi_calls=info.koikoi_calls,
-            hand_size=info.hand_size,
-            participation=game_pb2.PARTICIPATION_JOINED,
-            yaku=yaku,
-            yaku_points=yaku_points,
-        )
 
 
 @lru_cache(maxsize=128)
@@ -457,10 +431,6 @@ def _yaku_blob(event: YakuImproved, *, improved: bool) -> bytes:
 
 
 # --- projecting events -----------------------------------------------------------------------
-
-
-def _yaku_messages(yaku: Sequence[Yaku]) -> list[scoring_pb2.YakuScore]:
-    return [scoring_pb2.YakuScore(id=y.id, cards=card_list(y.cards), points=y.points) for y in yaku]
 
 
 def round_result_to_proto(rules: KoiKoiRules, result: RoundResult) -> game_pb2.RoundResult:
@@ -651,44 +621,8 @@ class KoiKoiAdapter:
     def view(
         self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int
     ) -> game_pb2.GameView:
-        """See :meth:`.adapters.GameAdapter.view`."""
-        rules = state.rules
-        parts = _parts(rules)
-        seen = view(state, seat)
-        over = state.phase is Phase.OVER
-        out = game_pb2.GameView(
-            game=game.game_id,
-            kind=rules_pb2.GAME_KIND_KOI_KOI,
-            version=version,
-            status=game_pb2.GAME_STATUS_OVER if over else game_pb2.GAME_STATUS_IN_PROGRESS,
-            round=seen.round,
-            round_month=seen.month,
-            dealer=seen.dealer,
-            hand=card_list(seen.hand),
-            field=card_list(seen.field),
-            stock_size=seen.stock_size,
-        )
-        out.rules.CopyFrom(parts.message)
-        out.seats.extend(
-            [parts.seat_info(info, seen.month, game.players[info.seat]) for info in seen.seats]
-        )
-        if seat is not None:
-            out.viewer_seat = seat
-        out.waiting.kind = _WAITING[state.phase]
-        if over:
-            out.game_result.CopyFrom(
-                _game_result(state.scores, state.winner, _game_end(rules, state.scores))
-            )
-        else:
-            out.turn = seen.turn
-            if state.phase is Phase.DRAWN_TARGET:
-                out.waiting.drawn_card = card_value(seen.drawn)
-                out.waiting.targets.extend(card_list(seen.target_options))
-        out.legal_moves.extend([move_message(m) for m in seen.legal_moves])
-        if state.last_caller >= 0:
-            out.last_koikoi_caller = state.last_caller
-        out.results.extend([parts.round_result(r) for r in seen.results])
-        return out
+        """See :meth:`.adapters.GameAdapter.view`: :meth:`written_view` as a message."""
+        return cast(game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE))
 
     def written_view(
         self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
