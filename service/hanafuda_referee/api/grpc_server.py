@@ -45,7 +45,7 @@ from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.errors import DOMAIN, ApiError
 from hanafuda_referee.api.forms import WIRE
 from hanafuda_referee.api.observability import observe
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.api.referee import Referee, reply_method
 
 __all__ = [
     "HARD_CAP_FACTOR",
@@ -205,7 +205,7 @@ def referee_handler(
         request_type: type[Message] = getattr(service_pb2, rpc.input_type.name)
         response_type: type[Message] = getattr(service_pb2, rpc.output_type.name)
         method = getattr(referee, rpc.name)
-        replying = getattr(referee, f"{rpc.name}Reply", None)
+        replying = reply_method(referee, rpc.name)
         if replying is not None and not rpc.server_streaming:
             # A method whose answer can be serialized without its message (see
             # Referee.SubmitMoveReply): the handler hands gRPC the bytes.

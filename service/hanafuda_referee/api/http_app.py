@@ -60,6 +60,7 @@ from hanafuda_referee.api.http_routes import (
 )
 from hanafuda_referee.api.openapi import build_openapi
 from hanafuda_referee.api.proto_json import JsonWriter
+from hanafuda_referee.api.referee import reply_method
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVICE_NAME", "create_app", "request_id_of"]
 
@@ -423,9 +424,7 @@ def _rpc_handler(
 
     # A method whose answer can be written as JSON without its message (see
     # Referee.SubmitMoveReply) is called that way; the others return the message.
-    replying = (
-        None if binding.response_body else getattr(referee, f"{binding.method.name}Reply", None)
-    )
+    replying = None if binding.response_body else reply_method(referee, binding.method.name)
 
     async def unary(request: Request[Any, Any, Any]) -> ASGIApp:
         message, caller, token_in_query = await bind(request)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hanafuda.v1 import service_pb2
 
@@ -26,7 +26,7 @@ from hanafuda_referee.api.games import HostedGames, MoveReply, ViewReply
 from hanafuda_referee.api.observability import current, observe
 from hanafuda_referee.store import GameStore
 
-__all__ = ["RPC_NAMES", "Referee"]
+__all__ = ["RPC_NAMES", "Referee", "reply_method"]
 
 _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
@@ -35,6 +35,13 @@ _Resp = TypeVar("_Resp")
 RPC_NAMES: tuple[str, ...] = tuple(
     method.name for method in service_pb2.DESCRIPTOR.services_by_name["RefereeService"].methods
 )
+
+
+def reply_method(referee: object, rpc: str) -> Callable[..., Awaitable[Any]] | None:
+    """The method of ``referee`` that answers the RPC ``rpc`` with a reply rather than its
+    message (``<Rpc>Reply``, see :meth:`Referee.SubmitMoveReply`), or None when it has none."""
+    method = getattr(referee, f"{rpc}Reply", None)
+    return method if callable(method) else None
 
 
 def _observed(
@@ -205,7 +212,7 @@ class Referee:
     ) -> MoveReply:
         """:meth:`SubmitMove` with its answer not yet built: a transport that can write it in
         its own form without the message (both do: JSON text and protobuf bytes, see
-        :class:`~.games.MoveReply`) calls this. A method ``<Rpc>Reply`` is found by that name."""
+        :class:`~.games.MoveReply`) calls this (see :func:`reply_method`)."""
         return await self.games.submit(request, caller)
 
     @_observed_stream
