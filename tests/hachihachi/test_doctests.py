@@ -21,6 +21,7 @@ from hanafuda_referee.hachihachi import (
     teyaku,
     view,
 )
+from tests.examples import run_examples
 
 
 @pytest.mark.parametrize(
@@ -29,6 +30,6 @@ from hanafuda_referee.hachihachi import (
     ids=lambda module: module.__name__,
 )
 def test_docstring_examples(module: ModuleType) -> None:
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    result = run_examples(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
 from hanafuda_referee.api import convert
@@ -13,10 +11,11 @@ from hanafuda_referee.api.games import _store_failures
 from hanafuda_referee.errors import MoveRejected, Reason, RulesError
 from hanafuda_referee.hachihachi.inputs import BadCardsError
 from hanafuda_referee.store import GameNotFound, StoreUnavailable
+from tests.examples import run_examples
 
 
 def test_the_examples_of_the_conversions_run() -> None:
-    result = doctest.testmod(convert)
+    result = run_examples(convert)
     assert result.attempted > 0
     assert result.failed == 0
 

@@ -217,7 +217,12 @@ def _check_counts(counts: tuple[int, ...]) -> None:
 
 
 def settle(
-    counts: tuple[int, int, int], multiplier: int, *, dealer: int = 0
+    # Any length: checking that there are three is this function's job (BadCardsError), which a
+    # compiled build's argument check for tuple[int, int, int] would do first (TypeError).
+    counts: tuple[int, ...],
+    multiplier: int,
+    *,
+    dealer: int = 0,
 ) -> tuple[Payment, ...]:
     """The end-of-round payments when the hands ran out (RULES.md 2.5), from the three card
     ``counts`` (:func:`card_points`), all × ``multiplier``:
@@ -270,7 +275,7 @@ def settle(
     return tuple(payments)
 
 
-def count_winner(counts: tuple[int, int, int]) -> int:
+def count_winner(counts: tuple[int, ...]) -> int:  # any length: as settle()
     """The round's winner at a card count: the highest count, a tie going to the earlier player
     in playing order (RULES.md 2.7).
 

@@ -1,0 +1,1 @@
+"""Checks of the compiled build: what setup.py compiles, and that the tests run what it built."""
