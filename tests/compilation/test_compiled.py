@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.compiled import compiled_modules
+from tests.interpreted import INTERPRETED
 
 REBUILD = "re-run `pip install -e .` (or `bash scripts/test`) to compile the changed sources"
 
@@ -50,6 +52,9 @@ def test_every_extension_next_to_a_source_is_newer_than_it(module: str) -> None:
     os.environ.get("HANAFUDA_REFEREE_PURE", "") not in ("", "0"),
     reason="HANAFUDA_REFEREE_PURE: the project was installed without compiling",
 )
+@pytest.mark.skipif(
+    os.environ.get(INTERPRETED, "") not in ("", "0"), reason=f"{INTERPRETED}: sources on purpose"
+)
 @pytest.mark.parametrize("module", compiled_modules())
 def test_the_listed_modules_run_compiled(module: str) -> None:
     """What the tests check is what the service runs: its build compiles these modules."""
@@ -59,3 +64,22 @@ def test_the_listed_modules_run_compiled(module: str) -> None:
         f"{module} runs interpreted: {REBUILD}, or set HANAFUDA_REFEREE_PURE=1 to test the "
         "sources without compiling"
     )
+
+
+def test_the_interpreted_hook_imports_the_package_sources_and_nothing_else() -> None:
+    """``prefer_sources`` (tests/interpreted.py), in a fresh process: the package's modules come
+    from their sources, other packages keep their extensions."""
+    check = (
+        "from tests.interpreted import prefer_sources\n"
+        "prefer_sources()\n"
+        "import hanafuda_referee.koikoi.game as game, hanafuda_referee.api.forms as forms\n"
+        "from google.protobuf.internal import api_implementation\n"
+        "assert game.__file__.endswith('game.py'), game.__file__\n"
+        "assert forms.__file__.endswith('forms.py'), forms.__file__\n"
+        "assert api_implementation.Type() == 'upb', api_implementation.Type()\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", check], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,158 @@
+"""The service's own cost of a move, without a transport or Redis: a script, not a test.
+
+Records complete default Koi-Koi games played by random legal moves (memory store), then
+replays their moves against fresh games through the referee as the transports call it:
+``Referee.SubmitMoveReply`` (token check, rules, events, the store's commit in memory, the
+canonical log line to a null sink) and the answer written in one form (``json`` for HTTP,
+``wire`` for gRPC). Prints microseconds per move, the median of several runs, by the wall clock
+and by CPU time, next to a baseline measured in the same run (``json.dumps`` of a small dict),
+with the command that reproduces it.
+
+What it leaves out, the transports, the Redis round trip and the event loop under load, is
+what ``tests.benchmarks.service`` measures. Run from the repository root::
+
+    .venv/bin/python -m tests.benchmarks.move_path [--games 100] [--runs 5] [--form json]
+
+and on the sources of the compiled modules (setup.py) with
+``.venv/bin/python -m tests.interpreted -m tests.benchmarks.move_path``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
+
+from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.forms import JSON, WIRE, Form
+from hanafuda_referee.api.observability import configure_logging
+from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.store import MemoryStore
+
+FORMS: dict[str, Form[Any]] = {"json": JSON, "wire": WIRE}
+#: A recorded game: its seed, and each move with the seat that made it.
+Recorded = tuple[int, list[tuple[int, moves_pb2.Move]]]
+
+
+def _create(seed: int) -> service_pb2.CreateGameRequest:
+    return service_pb2.CreateGameRequest(
+        kind=rules_pb2.GAME_KIND_KOI_KOI, players=["Ann", "Bob"], seed=seed
+    )
+
+
+async def record(referee: Referee, games: int, rng: random.Random) -> list[Recorded]:
+    """Games played to the end by random legal moves, each as its seed and moves."""
+    recorded: list[Recorded] = []
+    for seed in range(1, games + 1):
+        created = await referee.CreateGame(_create(seed), Caller())
+        tokens, view, moves = list(created.player_tokens), created.view, []
+        while view.status != game_pb2.GAME_STATUS_OVER:
+            seat = view.turn
+            caller = Caller(token=tokens[seat])
+            mover = await referee.GetGame(service_pb2.GetGameRequest(game=created.game), caller)
+            move = rng.choice(list(mover.view.legal_moves))
+            moves.append((seat, move))
+            request = service_pb2.SubmitMoveRequest(game=created.game, move=move)
+            view = (await referee.SubmitMove(request, caller)).view
+        recorded.append((seed, moves))
+    return recorded
+
+
+async def replay(referee: Referee, recorded: list[Recorded], form: str) -> tuple[float, float, int]:
+    """Wall and CPU seconds spent submitting the recorded moves and writing their answers, and
+    the number of moves."""
+    written = FORMS[form]
+    wall = cpu = 0.0
+    count = 0
+    for n, (seed, moves) in enumerate(recorded):
+        created = await referee.CreateGame(_create(seed), Caller())
+        requests = [
+            (
+                service_pb2.SubmitMoveRequest(game=created.game, move=move, request_id=f"{n}-{i}"),
+                Caller(token=created.player_tokens[seat], request_id=f"r{n}-{i}", transport=form),
+            )
+            for i, (seat, move) in enumerate(moves)
+        ]
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        for request, caller in requests:
+            (await referee.SubmitMoveReply(request, caller)).written(written)
+        wall += time.perf_counter() - start_wall
+        cpu += time.process_time() - start_cpu
+        count += len(requests)
+    return wall, cpu, count
+
+
+def baseline(rounds: int = 20_000) -> float:
+    """Microseconds per ``json.dumps`` of a small dict: a machine-speed yardstick."""
+    value = {"game": "x" * 22, "version": 12, "cards": ["CARD_PINE_CRANE"] * 8}
+    start = time.process_time()
+    for _ in range(rounds):
+        json.dumps(value)
+    return (time.process_time() - start) / rounds * 1e6
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--form", choices=sorted(FORMS), default="json")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    # The canonical log lines are written as in production, to a stdout that drops them.
+    out, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - open until the end
+    configure_logging("json", "INFO")
+    sys.stdout = out
+
+    async def measure() -> None:
+        referee = Referee(MemoryStore(), allow_testing=True)
+        recorded = await record(referee, args.games, random.Random(args.seed))
+        walls, cpus, yardsticks = [], [], []
+        count = 0
+        for _ in range(args.runs):
+            gc.collect()
+            wall, cpu, count = await replay(referee, recorded, args.form)
+            walls.append(wall / count * 1e6)
+            cpus.append(cpu / count * 1e6)
+            yardsticks.append(baseline())
+        compiled = _compiled_state()
+        print(f"machine: {sys.platform}, Python {sys.version.split()[0]}; modules: {compiled}")
+        print(
+            f"{count} moves per run, {args.runs} runs; us per move (submit + {args.form} answer): "
+            f"wall {_median(walls):.1f}, cpu {_median(cpus):.1f}; "
+            f"baseline json.dumps {_median(yardsticks):.2f} us, "
+            f"ratio move/baseline {_median(cpus) / _median(yardsticks):.1f}"
+        )
+        print(f"reproduce: {_command(args)}")
+
+    asyncio.run(measure())
+
+
+def _compiled_state() -> str:
+    from hanafuda_referee.koikoi import game
+
+    return "interpreted" if str(game.__file__).endswith(".py") else "compiled"
+
+
+def _command(args: argparse.Namespace) -> str:
+    return (
+        f"{sys.executable} -m tests.benchmarks.move_path --games {args.games} "
+        f"--runs {args.runs} --form {args.form} --seed {args.seed}"
+    )
+
+
+if __name__ == "__main__":
+    main()
