@@ -52,6 +52,11 @@ COMPILED = [
     "api/koikoi_adapter.py",
     "api/proto_json.py",
     "api/proto_wire.py",
+    "api/tokens.py",
+    "store/encoding.py",
+    "store/keys.py",
+    "store/resp.py",
+    "store/validation.py",
 ]
 
 #: mypy's settings for compiling: the sources are checked strictly by the project's own mypy

@@ -58,6 +58,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import AskError, ConnectionError, ResponseError
 
+from .resp import pack_commands
 from .scripts import Command, PipelineRunner, ScriptRunner
 from .settings import StoreSettings
 
@@ -177,7 +178,7 @@ class SingleClients(Clients):
         connection = await self._batch_connection()
         replies: list[Any] = []
         try:
-            await connection.send_packed_command(connection.pack_commands(commands))
+            await connection.send_packed_command(pack_commands(commands))
             for _ in commands:
                 try:
                     replies.append(await connection.read_response())
