@@ -295,6 +295,64 @@ async def test_commits_of_one_loop_iteration_share_one_pipeline(backend: Backend
     assert clients.pipelines_sent == [["EVALSHA"]] * 3
 
 
+class GatedClients(RecordingClients):
+    """Clients whose pipelines, while ``gate`` is an event, are recorded and then wait for that
+    event before they go: a batch held in flight, or a server that hangs."""
+
+    gate: asyncio.Event | None = None
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        if self.gate is None:
+            return await super().pipeline(commands)
+        self.pipelines_sent.append([str(command[0]) for command in commands])
+        await self.gate.wait()
+        return await SingleClients.pipeline(self, commands)
+
+
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
+async def test_commits_started_while_a_batch_is_in_flight_go_together_next(
+    backend: Backend,
+) -> None:
+    store, clients = recording_store(backend, GatedClients)
+    games = await create_games(store, 7)
+    assert isinstance(clients, GatedClients)
+    release = clients.gate = asyncio.Event()
+    first = asyncio.create_task(store.commit(games[0], 0, b"s", [], None, b""))
+    await asyncio.sleep(0.01)  # its batch is in flight, held at the gate
+    later = []
+    for pair in (games[1:3], games[3:5], games[5:7]):  # over three iterations of the loop
+        later += [asyncio.create_task(store.commit(g, 0, b"s", [], None, b"")) for g in pair]
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.01)
+    assert clients.pipelines_sent == [["EVALSHA"]]  # the next batch waits for the first
+    release.set()
+    assert await first == Committed(1)
+    assert await asyncio.gather(*later) == [Committed(1)] * 6
+    assert clients.pipelines_sent == [["EVALSHA"], ["EVALSHA"] * 6]
+
+
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
+async def test_a_batch_waiting_for_its_turn_fails_at_its_own_deadline(backend: Backend) -> None:
+    settings = replace(backend.settings, operation_timeout=0.5)
+    clients = GatedClients(backend.url or "", settings)
+    store = RedisStore(clients, settings)
+    backend.opened.append(store)
+    games = await create_games(store, 3)
+    clients.gate = asyncio.Event()  # never set: every pipeline hangs, as on a hung server
+    held = asyncio.create_task(store.commit(games[0], 0, b"s", [], None, b""))
+    await asyncio.sleep(0.05)  # its batch is in flight
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        await store.commit(games[1], 0, b"s", [], None, b"")
+    # Its deadline covered its wait for the batch in flight: not that one's and then its own.
+    assert time.monotonic() - started < settings.operation_timeout + 0.2
+    with pytest.raises(StoreUnavailable):
+        await held
+    assert clients.pipelines_sent == [["EVALSHA"], ["EVALSHA"]]
+    clients.gate = None  # the server answers again: the batcher takes commits as before
+    assert await store.commit(games[2], 0, b"s", [], None, b"") == Committed(1)
+
+
 @pytest.mark.parametrize("backend", ["redis"], indirect=True)
 async def test_with_batching_off_each_commit_goes_alone(backend: Backend) -> None:
     settings = replace(backend.settings, batch_commits=False)
