@@ -72,29 +72,32 @@ follow_imports = silent
 """
 
 
-def _remove_built_in_place() -> None:
-    """Delete the extensions an earlier editable install compiled next to the sources: Python
-    imports an extension before a source of the same name, so a build without compiling would
-    otherwise go on running them."""
-    for module in COMPILED:
-        source = Path("service/hanafuda_referee") / module
-        for built in source.parent.glob(f"{source.stem}.*.so"):
+_PACKAGE = Path("service/hanafuda_referee")
+
+
+def _remove_built_in_place(keep: frozenset[str]) -> None:
+    """Delete the extensions an earlier editable install compiled next to the sources, except
+    those of the modules in ``keep`` (paths as in :data:`COMPILED`): Python imports an extension
+    before a source of the same name, so a module no longer compiled, or a build without
+    compiling, would otherwise go on running them."""
+    for built in _PACKAGE.rglob("*.so"):
+        module = built.relative_to(_PACKAGE).parent / (built.name.split(".")[0] + ".py")
+        if module.as_posix() not in keep and not (keep and module.stem == "_compiled__mypyc"):
             built.unlink()
-    for built in Path("service/hanafuda_referee").glob("_compiled__mypyc.*.so"):
-        built.unlink()
 
 
 def _extensions() -> list[object]:
     if os.environ.get("HANAFUDA_REFEREE_PURE", "") not in ("", "0"):
-        _remove_built_in_place()
+        _remove_built_in_place(frozenset())
         return []
+    _remove_built_in_place(frozenset(COMPILED))
     from mypyc.build import mypycify
 
     config = Path(tempfile.mkdtemp(prefix="hanafuda-mypyc-")) / "mypy.ini"
     config.write_text(_MYPY_CONFIG)
     return list(
         mypycify(
-            ["--config-file", str(config), *(f"service/hanafuda_referee/{m}" for m in COMPILED)],
+            ["--config-file", str(config), *(f"{_PACKAGE}/{m}" for m in COMPILED)],
             opt_level="3",
             # The shared library of the compiled modules lives inside the package, not next to it.
             group_name="hanafuda_referee._compiled",

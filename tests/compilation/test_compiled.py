@@ -39,6 +39,16 @@ def test_setup_lists_existing_modules_once() -> None:
         assert source.is_file(), module
 
 
+def test_no_extension_is_left_next_to_a_module_the_build_does_not_compile() -> None:
+    """setup.py deletes what an earlier build compiled and this one does not: a module taken
+    off the list would otherwise go on running its old extension."""
+    package = Path(importlib.import_module("hanafuda_referee").__path__[0])
+    listed = {m.removeprefix("hanafuda_referee.") for m in compiled_modules()}
+    for built in package.rglob("*.so"):
+        module = ".".join((*built.relative_to(package).parent.parts, built.name.split(".")[0]))
+        assert module in listed or module == "_compiled__mypyc", f"{built}: {REBUILD}"
+
+
 @pytest.mark.parametrize("module", compiled_modules())
 def test_every_extension_next_to_a_source_is_newer_than_it(module: str) -> None:
     source, extensions = _paths(module)
