@@ -2,8 +2,8 @@
 of answers are compiled to C extensions with mypyc, from the same type-annotated sources.
 
 A move's own cost (the rules, its events, the answer written in JSON or protobuf bytes) is
-pure Python computation on small values; compiled, it takes about 40% less time, and moves per
-second over HTTP rise by about a fifth (see README, "Performance"). The sources stay the
+pure Python computation on small values; compiled, it takes about 45% less time, and moves per
+second over HTTP rise by about a sixth (see README, "Compiled modules"). The sources stay the
 reference: every compiled module is an ordinary module too, and ``HANAFUDA_REFEREE_PURE=1`` at
 install time builds without compiling (no C compiler needed, and an editable install then runs
 the sources as they are edited).

@@ -3,9 +3,7 @@ modules an install compiles rather than their extensions (see tests/interpreted.
 
 from __future__ import annotations
 
-import os
+from tests.interpreted import INTERPRETED, env_flag, prefer_sources
 
-from tests.interpreted import INTERPRETED, prefer_sources
-
-if os.environ.get(INTERPRETED, "") not in ("", "0"):
+if env_flag(INTERPRETED):
     prefer_sources()

@@ -12,6 +12,7 @@ figures with and without compiling.
 from __future__ import annotations
 
 import importlib.machinery as machinery
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ def prefer_sources() -> None:
     """Import ``hanafuda_referee``'s sources from now on. Call it before the package is imported:
     a module imported already stays as it is."""
     loaded = [name for name in sys.modules if name.split(".")[0] == "hanafuda_referee"]
-    if any(not getattr(sys.modules[name], "__file__", "").endswith(".py") for name in loaded):
+    if not all(is_interpreted(sys.modules[name]) for name in loaded):
         raise RuntimeError("hanafuda_referee has compiled modules imported already")
     if _finder not in sys.path_hooks:
         sys.path_hooks.insert(0, _finder)
@@ -46,6 +47,12 @@ def prefer_sources() -> None:
 def is_interpreted(module: object) -> bool:
     """Whether ``module`` was imported from its source."""
     return str(getattr(module, "__file__", "")).endswith(".py")
+
+
+def env_flag(name: str) -> bool:
+    """Whether the environment variable ``name`` is set to something other than "" or "0"
+    (how ``HANAFUDA_REFEREE_PURE`` and :data:`INTERPRETED` are read)."""
+    return os.environ.get(name, "") not in ("", "0")
 
 
 def main(argv: list[str]) -> None:

@@ -31,11 +31,13 @@ import time
 from typing import Any
 
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
+from tests.interpreted import is_interpreted
 
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.forms import JSON, WIRE, Form
 from hanafuda_referee.api.observability import configure_logging
 from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.koikoi import game as koikoi_game
 from hanafuda_referee.store import MemoryStore
 
 FORMS: dict[str, Form[Any]] = {"json": JSON, "wire": WIRE}
@@ -128,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             walls.append(wall / count * 1e6)
             cpus.append(cpu / count * 1e6)
             yardsticks.append(baseline())
-        compiled = _compiled_state()
+        compiled = "interpreted" if is_interpreted(koikoi_game) else "compiled"
         print(f"machine: {sys.platform}, Python {sys.version.split()[0]}; modules: {compiled}")
         print(
             f"{count} moves per run, {args.runs} runs; us per move (submit + {args.form} answer): "
@@ -139,12 +141,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"reproduce: {_command(args)}")
 
     asyncio.run(measure())
-
-
-def _compiled_state() -> str:
-    from hanafuda_referee.koikoi import game
-
-    return "interpreted" if str(game.__file__).endswith(".py") else "compiled"
 
 
 def _command(args: argparse.Namespace) -> str:

@@ -9,7 +9,6 @@ The staleness check below turns that into a failure that says what to do.
 from __future__ import annotations
 
 import importlib
-import os
 import subprocess
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.compiled import compiled_modules
-from tests.interpreted import INTERPRETED
+from tests.interpreted import INTERPRETED, env_flag
 
 REBUILD = "re-run `pip install -e .` (or `bash scripts/test`) to compile the changed sources"
 
@@ -59,12 +58,10 @@ def test_every_extension_next_to_a_source_is_newer_than_it(module: str) -> None:
 
 
 @pytest.mark.skipif(
-    os.environ.get("HANAFUDA_REFEREE_PURE", "") not in ("", "0"),
+    env_flag("HANAFUDA_REFEREE_PURE"),
     reason="HANAFUDA_REFEREE_PURE: the project was installed without compiling",
 )
-@pytest.mark.skipif(
-    os.environ.get(INTERPRETED, "") not in ("", "0"), reason=f"{INTERPRETED}: sources on purpose"
-)
+@pytest.mark.skipif(env_flag(INTERPRETED), reason=f"{INTERPRETED}: sources on purpose")
 @pytest.mark.parametrize("module", compiled_modules())
 def test_the_listed_modules_run_compiled(module: str) -> None:
     """What the tests check is what the service runs: its build compiles these modules."""
