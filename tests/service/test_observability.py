@@ -71,6 +71,9 @@ def configure(monkeypatch: pytest.MonkeyPatch) -> Iterator[Configure]:
 
 
 def written(stream: io.StringIO) -> list[str]:
+    """The lines written so far, those the event loop has yet to flush included."""
+    if observability._stream is not None:
+        observability._stream.flush()
     return stream.getvalue().splitlines()
 
 
@@ -176,6 +179,48 @@ async def test_lines_of_one_turn_of_the_loop_are_flushed_once_after_it(
     line.write(RECORDS[0], 0.001)  # a later turn gets a flush of its own
     await asyncio.sleep(0)
     assert stream.flushes == 2
+
+
+class CountingWrites(io.StringIO):
+    """A stream that counts the calls writing to it."""
+
+    writes = 0
+
+    def write(self, text: str, /) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+async def test_lines_of_one_turn_of_the_loop_reach_the_stream_in_one_write(
+    configure: Configure,
+) -> None:
+    configure("json", "INFO")
+    config = structlog.get_config()
+    stream = CountingWrites()
+    line = observability._CanonicalLine(
+        config["processors"],
+        config["wrapper_class"],
+        config["logger_factory"],
+        observability._LineBuffer(stream),
+    )
+    for record in RECORDS:
+        assert line.write(record, 0.001)
+    assert stream.writes == 0
+    await asyncio.sleep(0)
+    assert stream.writes == 1
+    assert len(stream.getvalue().splitlines()) == len(RECORDS)
+
+
+async def test_a_line_of_the_chain_keeps_its_place_after_the_lines_waiting(
+    configure: Configure,
+) -> None:
+    stdout = configure("json", "INFO")
+    async with observe("SubmitMove", CALLER):
+        pass
+    assert stdout.getvalue() == ""  # waiting for the loop's turn
+    observability.logger.warning("after the request")  # the chain writes and flushes
+    events = [json.loads(line)["event"] for line in stdout.getvalue().splitlines()]
+    assert events == ["request", "after the request"]
 
 
 def test_outside_an_event_loop_each_line_is_flushed_at_once(configure: Configure) -> None:

@@ -27,7 +27,6 @@ the referee's service name is readiness, NOT_SERVING while the game store does n
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +40,7 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import service_pb2
 
-from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.caller import Caller, new_request_id
 from hanafuda_referee.api.errors import DOMAIN, ApiError
 from hanafuda_referee.api.forms import WIRE
 from hanafuda_referee.api.observability import observe
@@ -98,7 +97,7 @@ def caller_from_metadata(metadata: Any, transport: str = "grpc") -> Caller:
     return Caller(
         token=token,
         api_key=api_key,
-        request_id=request_id or uuid.uuid4().hex,
+        request_id=request_id or new_request_id(),
         transport=transport,
     )
 

@@ -25,7 +25,6 @@ import inspect
 import json
 import logging
 import re
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -49,7 +48,12 @@ from litestar.response import Stream
 from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Message, Scope
 
-from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, Caller, takes_query_token
+from hanafuda_referee.api.caller import (
+    QUERY_TOKEN_PARAMETER,
+    Caller,
+    new_request_id,
+    takes_query_token,
+)
 from hanafuda_referee.api.errors import ApiError
 from hanafuda_referee.api.forms import JSON
 from hanafuda_referee.api.http_errors import error_body, transport_error_body
@@ -207,7 +211,7 @@ def request_id_of(scope: Scope) -> str:
             request_id = value.decode("latin-1").strip()
             break
     if not _REQUEST_ID_PATTERN.fullmatch(request_id):
-        request_id = uuid.uuid4().hex
+        request_id = new_request_id()
     state[_REQUEST_ID_SCOPE_KEY] = request_id
     return request_id
 

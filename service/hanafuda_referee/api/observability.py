@@ -16,9 +16,12 @@ variables, which the chain would merge in, are not added (the service binds none
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import json
 import logging
 import sys
+import threading
 import time
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar, Token
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from json.encoder import encode_basestring_ascii
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, cast
 
 import structlog
 
@@ -152,6 +155,46 @@ def _log(record: RequestRecord, elapsed: float) -> None:
     logger.info("request", **fields)
 
 
+class _Stream(Protocol):
+    """Where log lines go: a text file, or the :class:`_LineBuffer` in front of one."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class _LineBuffer:
+    """The service's log stream: lines are kept until :meth:`flush`, which writes them all in
+    one call, then flushes the stream.
+
+    Both writers share it, so their lines keep their order: structlog's chain (its logger writes
+    and flushes every line) and the canonical line (:class:`_CanonicalLine`, flushed once per
+    turn of the event loop). Without it, an unbuffered stdout (``PYTHONUNBUFFERED``, as a
+    container runs the service) would make each line a system call of its own.
+    """
+
+    # (structlog keeps a lock per file, by a weak reference.)
+    __slots__ = ("__weakref__", "_lock", "_pending", "_stream")
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._pending: list[str] = []
+        # Lines may come from other threads than the loop's (gRPC's, a library's).
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._pending.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+            if pending:
+                self._stream.write("".join(pending))
+            self._stream.flush()
+
+
 class _CanonicalLine:
     """The canonical line rendered as the JSON chain of :func:`configure_logging` renders it
     (the same keys in the same order, the same encoding, the same timestamp), written to the
@@ -174,7 +217,7 @@ class _CanonicalLine:
         "_wrapper",
     )
 
-    def __init__(self, chain: list[Any], wrapper: type, factory: Any, stream: TextIO) -> None:
+    def __init__(self, chain: list[Any], wrapper: type, factory: Any, stream: _Stream) -> None:
         self._chain = chain
         self._expected = list(chain)
         self._wrapper = wrapper
@@ -212,10 +255,9 @@ class _CanonicalLine:
         return True
 
     def _flush_soon(self) -> None:
-        """Flush the stream once the event loop has run the callbacks ready now: the lines of
-        the requests served in one turn of the loop go out in one write, not one each (the
-        chain's logger flushes every line, and its lines, written to the same stream, keep
-        their order with these). Outside a loop, at once."""
+        """Flush the stream once the event loop has run the callbacks ready now: with a
+        :class:`_LineBuffer` for the stream, the lines of the requests served in one turn of
+        the loop go out in one write, not one each. Outside a loop, at once."""
         if self._flush_scheduled:
             return
         try:
@@ -273,7 +315,7 @@ _line: _CanonicalLine | None = None
 
 def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
     """Set up structlog: JSON lines (``json``) or readable lines (``console``) on stdout."""
-    global _line
+    global _line, _stream
     renderer: Any = (
         structlog.dev.ConsoleRenderer(colors=False)
         if log_format == "console"
@@ -288,8 +330,11 @@ def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
     ]
     threshold = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
     wrapper = structlog.make_filtering_bound_logger(threshold)
-    # Writes each line and flushes it, as a print would, with less work per line.
-    factory = structlog.WriteLoggerFactory(sys.stdout)
+    # Writes each line and flushes it, as a print would, with less work per line; through the
+    # buffer the canonical lines go through, so that the two keep their order.
+    stream = _LineBuffer(sys.stdout)
+    # (A file for the factory: it only writes and flushes.)
+    factory = structlog.WriteLoggerFactory(cast(TextIO, stream))
     structlog.configure(
         processors=chain,
         wrapper_class=wrapper,
@@ -298,7 +343,20 @@ def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
         cache_logger_on_first_use=True,
     )
     json_lines = log_format != "console" and threshold <= logging.INFO
-    _line = _CanonicalLine(chain, wrapper, factory, sys.stdout) if json_lines else None
+    _line = _CanonicalLine(chain, wrapper, factory, stream) if json_lines else None
+    _stream = stream
+
+
+#: The log stream :func:`configure_logging` set up last: flushed at exit, when the event loop
+#: may have stopped before the flush it was given ran.
+_stream: _LineBuffer | None = None
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    if _stream is not None:
+        with contextlib.suppress(ValueError, OSError):  # stdout already closed
+            _stream.flush()
 
 
 # The encoder json.dumps(line, default=...) would build for every line (JSONRenderer's default
