@@ -67,6 +67,16 @@ _READINESS_PERIOD = 1.0
 _GAUGE_PERIOD = 30.0
 
 
+def _http_protocol() -> Any:
+    """uvicorn's protocol: httptools' with a response's head and body in one write (see
+    :mod:`.http_protocol`), or h11's when httptools is missing."""
+    if _HTTP_PARSER == "h11":
+        return "h11"
+    from hanafuda_referee.api.http_protocol import CoalescingHttpToolsProtocol
+
+    return CoalescingHttpToolsProtocol
+
+
 class _EmbeddedUvicorn(uvicorn.Server):
     """A uvicorn server that leaves signals to its host: this process handles them once, for
     both transports."""
@@ -174,7 +184,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
                 app,
                 host=config.host,
                 port=config.http_port,
-                http=_HTTP_PARSER,
+                http=_http_protocol(),
                 log_config=None,
                 access_log=False,
                 timeout_graceful_shutdown=int(config.shutdown_grace) or None,

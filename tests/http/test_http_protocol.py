@@ -1,0 +1,166 @@
+"""uvicorn's protocol with coalesced writes: a response leaves in one write, bytes keep their
+order, and nothing is held past the loop's turn or a close."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import uvicorn
+from uvicorn.server import ServerState
+
+from hanafuda_referee.api.http_protocol import CoalescedWrites, CoalescingHttpToolsProtocol
+
+
+class RecordingTransport(asyncio.Transport):
+    """A transport that records what is written to it and what is done with it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.calls: list[str] = []
+        self.closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        self.calls.append("close")
+        self.closing = True
+
+    def abort(self) -> None:
+        self.calls.append("abort")
+        self.closing = True
+
+    def write_eof(self) -> None:
+        self.calls.append("write_eof")
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def get_write_buffer_size(self) -> int:
+        return 7
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 5000), "sockname": ("127.0.0.1", 8080)}.get(name, default)
+
+    def pause_reading(self) -> None:
+        self.calls.append("pause_reading")
+
+
+async def test_a_write_followed_by_another_leaves_with_it_in_one_write() -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.write(b"head")
+    assert transport.writes == []
+    assert writes.get_write_buffer_size() == 7 + 4
+    writes.write(b"body")
+    assert transport.writes == [b"headbody"]
+    await asyncio.sleep(0)
+    assert transport.writes == [b"headbody"]  # nothing more once the loop turns
+
+
+async def test_a_lone_write_leaves_when_the_loop_turns() -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.write(b"head")
+    await asyncio.sleep(0)
+    assert transport.writes == [b"head"]
+    writes.write(b"event 1")
+    writes.write(b"event 2")
+    writes.write(b"event 3")
+    await asyncio.sleep(0)
+    assert b"".join(transport.writes) == b"headevent 1event 2event 3"
+    assert transport.writes[1:] == [b"event 1event 2", b"event 3"]
+
+
+async def test_empty_writes_hold_nothing() -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.write(b"")
+    await asyncio.sleep(0)
+    assert transport.writes == []
+    writes.write(b"head")
+    writes.write(b"")  # a 204's empty body: the head goes at once
+    assert transport.writes == [b"head"]
+
+
+@pytest.mark.parametrize("ending", ["close", "write_eof"])
+async def test_what_is_held_leaves_before_the_connection_ends(ending: str) -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.write(b"last words")
+    getattr(writes, ending)()
+    assert transport.writes == [b"last words"]
+    assert transport.calls == [ending]
+    await asyncio.sleep(0)
+    assert transport.writes == [b"last words"]
+
+
+async def test_an_abort_drops_what_is_held() -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.write(b"never sent")
+    writes.abort()
+    await asyncio.sleep(0)
+    assert transport.writes == []
+    assert transport.calls == ["abort"]
+
+
+async def test_nothing_is_written_to_a_transport_closed_meanwhile() -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.write(b"too late")
+    transport.closing = True  # the peer went away
+    await asyncio.sleep(0)
+    assert transport.writes == []
+
+
+async def test_other_calls_are_the_transport_s() -> None:
+    transport = RecordingTransport()
+    writes = CoalescedWrites(transport, asyncio.get_running_loop())
+    writes.pause_reading()
+    assert transport.calls == ["pause_reading"]
+    assert writes.get_extra_info("peername") == ("127.0.0.1", 5000)
+    assert not writes.is_closing()
+
+
+async def _answer(scope: Any, receive: Any, send: Any) -> None:
+    """An ASGI app answering every request with a JSON body, as the RPC handlers do."""
+    assert scope["type"] == "http"
+    await receive()
+    body = b'{"answer":' + scope["path"].encode().replace(b"/", b"") + b"}"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _protocol(loop: asyncio.AbstractEventLoop) -> CoalescingHttpToolsProtocol:
+    config = uvicorn.Config(_answer, log_config=None, access_log=False)
+    return CoalescingHttpToolsProtocol(config, ServerState(), {}, _loop=loop)
+
+
+async def test_uvicorn_sends_each_response_in_one_write() -> None:
+    loop = asyncio.get_running_loop()
+    protocol = _protocol(loop)
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    for n in (1, 2):  # two requests on one keep-alive connection
+        protocol.data_received(f"GET /{n} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert len(transport.writes) == n
+        response = transport.writes[-1]
+        assert response.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert response.endswith(b"\r\n\r\n{" + f'"answer":{n}'.encode() + b"}")
+    protocol.connection_lost(None)
+    assert transport.calls[-1] == "close"
