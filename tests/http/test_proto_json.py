@@ -25,7 +25,9 @@ from google.protobuf import (
 )
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
-from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, service_pb2
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.forms import JSON, WIRE, Form
@@ -379,3 +381,38 @@ def test_move_requests_take_the_quick_path(document: dict[str, Any]) -> None:
 )
 def test_anything_unusual_is_left_to_parse_dict(document: dict[str, Any]) -> None:
     assert not read_simple(document, service_pb2.SubmitMoveRequest())
+
+
+@given(
+    st.integers(-62_135_596_800, 253_402_300_799),
+    st.sampled_from([0, 1, 999, 1_000, 123_000, 1_000_000, 59_000_000, 999_999_999])
+    | st.integers(0, 999_999_999),
+)
+@example(0, 0)
+@example(-62_135_596_800, 0)
+@example(253_402_300_799, 999_999_999)
+@example(-1, 500_000_000)
+def test_timestamps_are_written_as_to_json_string_writes_them(seconds: int, nanos: int) -> None:
+    writer = JsonWriter()
+    stamp = timestamp_pb2.Timestamp(seconds=seconds, nanos=nanos)
+    expected = json.dumps(stamp.ToJsonString())
+    assert writer.message(stamp) == expected
+    assert writer.message(stamp) == expected  # the second of the last one written
+    event = events_pb2.Event(version=1, time=stamp)
+    reference = json_format.MessageToDict(event, always_print_fields_with_no_presence=True)
+    assert writer.message(event) == json.dumps(reference, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    ("seconds", "nanos"),
+    [(-62_135_596_801, 0), (253_402_300_800, 0), (0, -1), (0, 1_000_000_000)],
+)
+def test_timestamps_out_of_range_are_refused_as_to_json_string_refuses_them(
+    seconds: int, nanos: int
+) -> None:
+    stamp = timestamp_pb2.Timestamp(seconds=seconds, nanos=nanos)
+    with pytest.raises(ValueError, match="Timestamp is not valid") as expected:
+        stamp.ToJsonString()
+    with pytest.raises(ValueError, match="Timestamp is not valid") as refused:
+        JsonWriter().message(stamp)
+    assert str(refused.value) == str(expected.value)

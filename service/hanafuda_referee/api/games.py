@@ -175,10 +175,24 @@ class _Game:
     event_count: int
     meta: GameMeta
     adapter: GameAdapter[Any]
+    #: The game id and the players, as the adapter takes them: made once per game and passed
+    #: on from version to version (an answer hands it to the adapter several times).
+    info: GameInfo
 
-    @property
-    def info(self) -> GameInfo:
-        return GameInfo(self.game_id, self.meta.players)
+    @classmethod
+    def first_seen(
+        cls,
+        game_id: str,
+        version: int,
+        state: Any,
+        event_count: int,
+        meta: GameMeta,
+        adapter: GameAdapter[Any],
+    ) -> _Game:
+        """A game this process has just read or created."""
+        return cls(
+            game_id, version, state, event_count, meta, adapter, GameInfo(game_id, meta.players)
+        )
 
     @property
     def api_version(self) -> int:
@@ -397,7 +411,7 @@ class HostedGames:
         count, engine_state = _unwrap_state(state)
         with engine_refusals():
             decoded = adapter.decode_state(engine_state)
-        return _Game(game_id, version, decoded, count, meta, adapter)
+        return _Game.first_seen(game_id, version, decoded, count, meta, adapter)
 
     async def _load(self, game_id: str) -> _Game:
         with _store_failures(game_id):
@@ -478,7 +492,7 @@ class HostedGames:
         else:
             raise ApiError("UNAVAILABLE", "could not allocate a game id; retry")
         annotate(game=game_id)
-        game = _Game(game_id, 0, state, len(blobs), meta, adapter)
+        game = _Game.first_seen(game_id, 0, state, len(blobs), meta, adapter)
         self._cache.put(game)
         return service_pb2.CreateGameResponse(
             game=game_id,
@@ -576,6 +590,7 @@ class HostedGames:
                     game.event_count + len(blobs),
                     game.meta,
                     game.adapter,
+                    game.info,
                 )
                 answer = MoveReply(after, new_state, seat, after.version, entry, header)
                 with _store_failures(game_id):

@@ -41,6 +41,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast
 
@@ -64,6 +65,7 @@ UNPAIRED_SURROGATE: re.Pattern[str] = json_format._UNPAIRED_SURROGATE_PATTERN  #
 _PRINTER: Any = json_format._Printer  # type: ignore[attr-defined]
 _SPECIAL_TYPES: frozenset[str] = frozenset(json_format._WKTJSONMETHODS)  # type: ignore[attr-defined]
 
+_TIMESTAMP = "google.protobuf.Timestamp"
 _TEXT_TYPES = frozenset(
     {"google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask"}
 )
@@ -113,6 +115,46 @@ def _int64(value: int) -> str:
 
 def _text_message(value: Any) -> str:
     return _encode_string(value.ToJsonString())
+
+
+# The range ``Timestamp.ToJsonString`` writes: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+_MIN_SECONDS = -62_135_596_800
+_MAX_SECONDS = 253_402_300_799
+_EPOCH = datetime(1970, 1, 1)
+
+
+class _LastSecond:
+    """The whole second a Timestamp was last written at, with its date and time of day: the
+    events of a move, and the moves of one second, share it."""
+
+    __slots__ = ("written",)
+
+    def __init__(self) -> None:
+        # One attribute for both: a reader never sees one of them without the other.
+        self.written: tuple[int, str] = (0, '"1970-01-01T00:00:00')
+
+
+_LAST_SECOND = _LastSecond()
+
+
+def _timestamp(value: Any) -> str:
+    """A ``Timestamp``'s JSON text, as ``ToJsonString`` writes it (fraction digits by 3, 6 or
+    9, none for a whole second), with the date and time of day formatted once per second."""
+    seconds: int = value.seconds
+    nanos: int = value.nanos
+    if not (_MIN_SECONDS <= seconds <= _MAX_SECONDS and 0 <= nanos <= 999_999_999):
+        return _text_message(value)  # out of range: refused as ToJsonString refuses it
+    second, prefix = _LAST_SECOND.written
+    if second != seconds:
+        prefix = '"' + (_EPOCH + timedelta(seconds=seconds)).isoformat()
+        _LAST_SECOND.written = (seconds, prefix)
+    if nanos == 0:
+        return prefix + 'Z"'
+    if nanos % 1_000_000 == 0:
+        return f'{prefix}.{nanos // 1_000_000:03d}Z"'
+    if nanos % 1_000 == 0:
+        return f'{prefix}.{nanos // 1_000:06d}Z"'
+    return f'{prefix}.{nanos:09d}Z"'
 
 
 #: An empty list, written.
@@ -296,7 +338,9 @@ class JsonWriter:
             return writer
         plan: _Plan | None = None
         base: _Writer
-        if name in _TEXT_TYPES:
+        if name == _TIMESTAMP:
+            base = _timestamp
+        elif name in _TEXT_TYPES:
             base = _text_message
         elif not _plannable(descriptor):
             base = _reference
