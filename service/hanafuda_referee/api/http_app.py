@@ -397,6 +397,8 @@ def _split_query_token(
 
 def _query(request: Request[Any, Any, Any]) -> list[tuple[str, str]]:
     raw = request.scope.get("query_string", b"").decode("latin-1")
+    if not raw:
+        return []  # most requests: no need to go through parse_qsl
     try:
         return parse_qsl(raw, keep_blank_values=True, errors="strict", max_num_fields=256)
     except (UnicodeDecodeError, ValueError):
