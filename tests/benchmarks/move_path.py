@@ -8,10 +8,16 @@ canonical log line to a null sink) and the answer written in one form (``json`` 
 and by CPU time, next to a baseline measured in the same run (``json.dumps`` of a small dict),
 with the command that reproduces it.
 
-What it leaves out, the transports, the Redis round trip and the event loop under load, is
-what ``tests.benchmarks.service`` measures. Run from the repository root::
+``--through http`` replays the same moves through the HTTP app instead (the Litestar app the
+server runs, called as an ASGI app in process: no server, no socket), next to its no-op
+(``GET /bench/noop``) measured the same way: the HTTP layer's own cost of a move (routing, the
+request bound onto its message, the answer's headers) on top of the referee's.
+
+What it leaves out, the server and its sockets, the Redis round trip and the event loop under
+load, is what ``tests.benchmarks.service`` measures. Run from the repository root::
 
     .venv/bin/python -m tests.benchmarks.move_path [--games 100] [--runs 5] [--form json]
+    .venv/bin/python -m tests.benchmarks.move_path --through http
 
 and on the sources of the compiled modules (setup.py) with
 ``.venv/bin/python -m tests.interpreted -m tests.benchmarks.move_path``.
@@ -30,11 +36,15 @@ import sys
 import time
 from typing import Any
 
+from google.protobuf import json_format
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
 from tests.interpreted import is_interpreted
 
+from hanafuda_referee.api import benchmark_endpoints
+from hanafuda_referee.api.benchmark_endpoints import NOOP_PATH
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.forms import JSON, WIRE, Form
+from hanafuda_referee.api.http_app import create_app
 from hanafuda_referee.api.observability import configure_logging
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.koikoi import game as koikoi_game
@@ -93,6 +103,91 @@ async def replay(referee: Referee, recorded: list[Recorded], form: str) -> tuple
     return wall, cpu, count
 
 
+class _AsgiCaller:
+    """Calls an ASGI app in process with one complete request; keeps the response's status."""
+
+    def __init__(self, app: Any) -> None:
+        self._app = app
+        self.status = 0
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+
+    async def __call__(
+        self, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes = b""
+    ) -> int:
+        received = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal received
+            if received:
+                return {"type": "http.disconnect"}
+            received = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"bench"), *headers],
+            "client": ("127.0.0.1", 40000),
+            "server": ("127.0.0.1", 8080),
+            "state": {},
+        }
+        self.status = 0
+        await self._app(scope, receive, self._send)
+        return self.status
+
+
+async def replay_http(
+    referee: Referee, app: Any, recorded: list[Recorded]
+) -> tuple[float, float, int]:
+    """:func:`replay` through the HTTP app: each move a ``POST /v1/games/{game}/moves``."""
+    call = _AsgiCaller(app)
+    wall = cpu = 0.0
+    count = 0
+    for n, (seed, moves) in enumerate(recorded):
+        created = await referee.CreateGame(_create(seed), Caller())
+        path = f"/v1/games/{created.game}/moves"
+        requests = []
+        for i, (seat, move) in enumerate(moves):
+            body = json_format.MessageToJson(
+                service_pb2.SubmitMoveRequest(move=move, request_id=f"{n}-{i}"), indent=None
+            ).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"authorization", f"Bearer {created.player_tokens[seat]}".encode()),
+                (b"x-request-id", f"r{n}-{i}".encode()),
+            ]
+            requests.append((headers, body))
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        for headers, body in requests:
+            if await call("POST", path, headers, body) != 200:
+                raise RuntimeError(f"a recorded move was refused over HTTP ({call.status})")
+        wall += time.perf_counter() - start_wall
+        cpu += time.process_time() - start_cpu
+        count += len(requests)
+    return wall, cpu, count
+
+
+async def noop_http(app: Any, requests: int = 20_000) -> float:
+    """CPU microseconds per ``GET /bench/noop`` through the HTTP app."""
+    call = _AsgiCaller(app)
+    start = time.process_time()
+    for _ in range(requests):
+        if await call("GET", NOOP_PATH, []) != 204:
+            raise RuntimeError(f"the no-op answered {call.status}")
+    return (time.process_time() - start) / requests * 1e6
+
+
 def baseline(rounds: int = 20_000) -> float:
     """Microseconds per ``json.dumps`` of a small dict: a machine-speed yardstick."""
     value = {"game": "x" * 22, "version": 12, "cards": ["CARD_PINE_CRANE"] * 8}
@@ -112,7 +207,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--form", choices=sorted(FORMS), default="json")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--through",
+        choices=("referee", "http"),
+        default="referee",
+        help="call the referee as the transports do (default), or the HTTP app",
+    )
     args = parser.parse_args(argv)
+    if args.through == "http" and args.form != "json":
+        parser.error("--through http answers in JSON (--form json)")
 
     # The canonical log lines are written as in production, to a stdout that drops them.
     out, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - open until the end
@@ -120,24 +223,44 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout = out
 
     async def measure() -> None:
-        referee = Referee(MemoryStore(), allow_testing=True)
+        store = MemoryStore()
+        referee = Referee(store, allow_testing=True)
+        app = None
+        if args.through == "http":
+            app = create_app(referee)
+            for handler in benchmark_endpoints.http_handlers(store):
+                app.register(handler)
         recorded = await record(referee, args.games, random.Random(args.seed))
-        walls, cpus, yardsticks = [], [], []
+        walls, cpus, yardsticks, noops = [], [], [], []
         count = 0
         for _ in range(args.runs):
             gc.collect()
-            wall, cpu, count = await replay(referee, recorded, args.form)
+            if app is None:
+                wall, cpu, count = await replay(referee, recorded, args.form)
+            else:
+                wall, cpu, count = await replay_http(referee, app, recorded)
+                noops.append(await noop_http(app))
             walls.append(wall / count * 1e6)
             cpus.append(cpu / count * 1e6)
             yardsticks.append(baseline())
         compiled = "interpreted" if is_interpreted(koikoi_game) else "compiled"
         print(f"machine: {sys.platform}, Python {sys.version.split()[0]}; modules: {compiled}")
+        what = (
+            f"submit + {args.form} answer"
+            if app is None
+            else "POST /v1/games/{game}/moves through the HTTP app"
+        )
         print(
-            f"{count} moves per run, {args.runs} runs; us per move (submit + {args.form} answer): "
+            f"{count} moves per run, {args.runs} runs; us per move ({what}): "
             f"wall {_median(walls):.1f}, cpu {_median(cpus):.1f}; "
             f"baseline json.dumps {_median(yardsticks):.2f} us, "
             f"ratio move/baseline {_median(cpus) / _median(yardsticks):.1f}"
         )
+        if noops:
+            print(
+                f"the HTTP no-op through the same app: cpu {_median(noops):.1f} us; "
+                f"a move's own cost over it: {_median(cpus) - _median(noops):.1f} us"
+            )
         print(f"reproduce: {_command(args)}")
 
     asyncio.run(measure())
@@ -146,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
 def _command(args: argparse.Namespace) -> str:
     return (
         f"{sys.executable} -m tests.benchmarks.move_path --games {args.games} "
-        f"--runs {args.runs} --form {args.form} --seed {args.seed}"
+        f"--runs {args.runs} --form {args.form} --seed {args.seed} --through {args.through}"
     )
 
 
