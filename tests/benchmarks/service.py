@@ -18,7 +18,10 @@ p50/p99 latency of:
 
 and prints the ratios move/one-write and move/no-op, then runs moves open-loop at half the
 saturating move rate and reports p50/p99 there (latency from each move's scheduled start, so a
-queue in the generator counts too). ``--runs N`` repeats everything and reports medians.
+queue in the generator counts too). ``--runs N`` repeats everything and reports medians, and, for
+a server it started, the server's CPU time per request of each workload: the move's own work
+(a move less the no-op) next to the one write's (the write less the no-op), the two costs that
+move/one-write compares once the cost of serving any request is taken out.
 
 It also measures Redis memory per in-progress Koi-Koi game first, on the fresh server: 2,000
 games played for ten moves each (about half a round, every move with a request id), the MEMORY
@@ -63,7 +66,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import grpc
@@ -1057,6 +1060,25 @@ def print_medians(
         print(
             f"  {transport:5} ratios     move/one-write {per_write:.2f}   move/no-op {per_noop:.2f}"
         )
+        costs = [_server_micros(runs, transport, workload) for workload in WORKLOADS]
+        if all(cost is not None for cost in costs):
+            noop, write, move = cast(list[float], costs)
+            print(
+                f"  {transport:5} server CPU per request: no-op {noop:.0f} us, one write "
+                f"{write:.0f} us, move {move:.0f} us (its share of reads and creations included); "
+                f"the move's own work {move - noop:.0f} us, the write's {write - noop:.0f} us"
+            )
+
+
+def _server_micros(runs: Sequence[Figures], transport: str, workload: str) -> float | None:
+    """The median server CPU microseconds per counted request of a saturated workload (None
+    when the server's CPU is not known: a server this script did not start)."""
+    costs = [
+        m.server_cpu / m.rate * 1e6
+        for m in (r[transport, workload] for r in runs)
+        if m.server_cpu is not None and m.rate > 0
+    ]
+    return statistics.median(costs) if len(costs) == len(runs) else None
 
 
 if __name__ == "__main__":
