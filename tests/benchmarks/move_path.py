@@ -41,7 +41,6 @@ from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
 from tests.interpreted import is_interpreted
 
 from hanafuda_referee.api import benchmark_endpoints
-from hanafuda_referee.api.benchmark_endpoints import NOOP_PATH
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.forms import JSON, WIRE, Form
 from hanafuda_referee.api.http_app import create_app
@@ -183,7 +182,7 @@ async def noop_http(app: Any, requests: int = 20_000) -> float:
     call = _AsgiCaller(app)
     start = time.process_time()
     for _ in range(requests):
-        if await call("GET", NOOP_PATH, []) != 204:
+        if await call("GET", benchmark_endpoints.NOOP_PATH, []) != 204:
             raise RuntimeError(f"the no-op answered {call.status}")
     return (time.process_time() - start) / requests * 1e6
 

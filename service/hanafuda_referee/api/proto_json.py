@@ -66,9 +66,7 @@ _PRINTER: Any = json_format._Printer  # type: ignore[attr-defined]
 _SPECIAL_TYPES: frozenset[str] = frozenset(json_format._WKTJSONMETHODS)  # type: ignore[attr-defined]
 
 _TIMESTAMP = "google.protobuf.Timestamp"
-_TEXT_TYPES = frozenset(
-    {"google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask"}
-)
+_TEXT_TYPES = frozenset({_TIMESTAMP, "google.protobuf.Duration", "google.protobuf.FieldMask"})
 _FLOATS = frozenset({FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE})
 _INT64S = frozenset({FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64})
 _INT32S = frozenset({FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_UINT32})
