@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import game_pb2, service_pb2
 
 from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.forms import JSON, WIRE
+from hanafuda_referee.api.forms import JSON, MESSAGE, WIRE
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
@@ -71,3 +73,18 @@ async def test_every_answer_of_random_games_is_written_as_its_message() -> None:
     # The games went through the rare shapes too.
     assert {"WAITING_FOR_TARGET_CHOICE", "WAITING_FOR_KOIKOI_DECISION"} <= seen
     assert {"round_ended", "game_ended", "yaku_formed", "koikoi_called"} <= seen
+
+
+@pytest.mark.parametrize(
+    ("seconds", "nanos"),
+    [(0, 0), (1_790_000_000, 250_000_000), (1_790_000_001, 1_000), (-1, 999_999_999), (5, 7)],
+)
+def test_a_timestamp_is_written_as_its_message_in_every_form(seconds: int, nanos: int) -> None:
+    stamp = Timestamp(seconds=seconds, nanos=nanos)
+    for form in (JSON, WIRE, MESSAGE):
+        assert form.timestamp(seconds, nanos) == form.message(stamp)
+
+
+def test_a_timestamp_out_of_range_is_refused_as_its_message_is() -> None:
+    with pytest.raises(ValueError, match="Timestamp is not valid"):
+        JSON.timestamp(10**12, 0)

@@ -24,8 +24,9 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 
-from hanafuda_referee.api.proto_json import JsonWriter, list_text
+from hanafuda_referee.api.proto_json import JsonWriter, list_text, timestamp_text
 from hanafuda_referee.api.proto_wire import WireWriter, wire_list
 
 __all__ = ["JSON", "MESSAGE", "WIRE", "Form", "WrittenEvent", "written_event"]
@@ -49,6 +50,10 @@ class Form(Protocol[W]):
         """Written messages as the value of a repeated message field, for :meth:`compose`."""
         ...
 
+    def timestamp(self, seconds: int, nanos: int) -> W:
+        """The ``Timestamp`` of ``seconds`` and ``nanos``, written (every event has one)."""
+        ...
+
 
 class _JsonForm:
     """JSON text (``str``)."""
@@ -65,6 +70,9 @@ class _JsonForm:
     def list(self, items: Iterable[str]) -> str:
         return list_text(items)
 
+    def timestamp(self, seconds: int, nanos: int) -> str:
+        return timestamp_text(seconds, nanos)
+
 
 class _WireForm:
     """Protobuf bytes (``bytes``)."""
@@ -80,6 +88,9 @@ class _WireForm:
 
     def list(self, items: Iterable[bytes]) -> list[bytes]:
         return wire_list(items)
+
+    def timestamp(self, seconds: int, nanos: int) -> bytes:
+        return Timestamp(seconds=seconds, nanos=nanos).SerializeToString()
 
 
 class _MessageForm:
@@ -100,6 +111,9 @@ class _MessageForm:
 
     def list(self, items: Iterable[Message]) -> list[Message]:
         return list(items)
+
+    def timestamp(self, seconds: int, nanos: int) -> Message:
+        return Timestamp(seconds=seconds, nanos=nanos)
 
 
 #: Canonical proto3 JSON, as the HTTP transport writes it.

@@ -40,7 +40,6 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import events_pb2, service_pb2
 
 from hanafuda_referee.api.adapters import GameAdapter, GameInfo, adapter_for
@@ -282,7 +281,7 @@ def _written_time(time_ms: int, form: Form[W]) -> W:
         written: W = last[1]
         return written
     seconds, millis = divmod(time_ms, 1000)
-    written = form.message(Timestamp(seconds=seconds, nanos=millis * 1_000_000))
+    written = form.timestamp(seconds, millis * 1_000_000)
     _LAST_TIMES[id(form)] = (time_ms, written)
     return written
 

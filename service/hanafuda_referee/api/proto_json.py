@@ -30,7 +30,9 @@ used.
 
 Reading: :func:`read_simple` fills a message from a plain JSON document exactly as
 ``json_format.ParseDict`` would, and leaves anything unusual (and every refusal, with its
-message) to ``ParseDict``.
+message) to ``ParseDict``. It reads each field through what it took from the field's descriptor
+once (:class:`_ReadField`), not through the descriptor: reading a move's body that way costs half
+as much.
 """
 
 from __future__ import annotations
@@ -48,8 +50,16 @@ from typing import Any, cast
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 
-__all__ = ["UNPAIRED_SURROGATE", "JsonWriter", "list_text", "message_json", "read_simple"]
+__all__ = [
+    "UNPAIRED_SURROGATE",
+    "JsonWriter",
+    "list_text",
+    "message_json",
+    "read_simple",
+    "timestamp_text",
+]
 
 # The json module's own string encoder, as ``json.dumps(..., ensure_ascii=False)`` uses it (the
 # C version when available): the escaping is then the same by construction.
@@ -136,12 +146,21 @@ _LAST_SECOND = _LastSecond()
 
 
 def _timestamp(value: Any) -> str:
-    """A ``Timestamp``'s JSON text, as ``ToJsonString`` writes it (fraction digits by 3, 6 or
-    9, none for a whole second), with the date and time of day formatted once per second."""
-    seconds: int = value.seconds
-    nanos: int = value.nanos
+    """A ``Timestamp`` message's JSON text: see :func:`timestamp_text`."""
+    return timestamp_text(value.seconds, value.nanos)
+
+
+def timestamp_text(seconds: int, nanos: int) -> str:
+    """The JSON text of the ``Timestamp`` of ``seconds`` and ``nanos``, as ``ToJsonString``
+    writes it (fraction digits by 3, 6 or 9, none for a whole second), with the date and time
+    of day formatted once per second; without the message, which an event's time need not build.
+
+    >>> timestamp_text(1_790_000_000, 250_000_000)
+    '"2026-09-21T14:13:20.250Z"'
+    """
     if not (_MIN_SECONDS <= seconds <= _MAX_SECONDS and 0 <= nanos <= 999_999_999):
-        return _text_message(value)  # out of range: refused as ToJsonString refuses it
+        # Out of range: refused as ToJsonString refuses it.
+        return _text_message(Timestamp(seconds=seconds, nanos=nanos))
     second, prefix = _LAST_SECOND.written
     if second != seconds:
         prefix = '"' + (_EPOCH + timedelta(seconds=seconds)).isoformat()
@@ -491,14 +510,72 @@ def read_simple(document: dict[str, Any], message: Message) -> bool:
         return False
 
 
+#: What :func:`read_simple` does with a field's value (see :class:`_ReadField`).
+_READ_MESSAGE, _READ_STRING, _READ_INTEGER, _READ_BOOL, _READ_ENUM, _READ_NOTHING = range(6)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadField:
+    """One field as :func:`read_simple` reads it, taken from its descriptor once: a request
+    body is read on every move, and each attribute of a descriptor is a call into protobuf's
+    runtime that builds its answer anew."""
+
+    #: The proto name (an attribute of the message).
+    name: str
+    #: The name of the oneof the field belongs to, or None.
+    oneof: str | None
+    #: ``_READ_*``: a nested message, a string, an integer, a boolean, an enum, or a value
+    #: that is never plain (floats, bytes, maps): left to ``json_format``.
+    kind: int
+    repeated: bool
+    #: An enum's value numbers by name (empty for other kinds).
+    enum_names: dict[str, int]
+    #: A closed enum's value numbers (a number outside them is not plain); None when open.
+    enum_closed: frozenset[int] | None
+
+
+def _read_field(field: FieldDescriptor) -> _ReadField:
+    cpp = field.cpp_type
+    kind = _READ_NOTHING
+    names: dict[str, int] = {}
+    closed: frozenset[int] | None = None
+    if _is_map(field):
+        pass
+    elif cpp == FieldDescriptor.CPPTYPE_MESSAGE:
+        kind = _READ_MESSAGE
+    elif cpp == FieldDescriptor.CPPTYPE_STRING:
+        if field.type != FieldDescriptor.TYPE_BYTES:
+            kind = _READ_STRING
+    elif cpp in _INT32S or cpp in _INT64S:
+        kind = _READ_INTEGER
+    elif cpp == FieldDescriptor.CPPTYPE_BOOL:
+        kind = _READ_BOOL
+    elif cpp == FieldDescriptor.CPPTYPE_ENUM:
+        enum = field.enum_type
+        if enum is not None:
+            kind = _READ_ENUM
+            names = {value.name: value.number for value in enum.values}
+            if enum.is_closed:
+                closed = frozenset(value.number for value in enum.values)
+    oneof = field.containing_oneof
+    return _ReadField(
+        name=field.name,
+        oneof=None if oneof is None else oneof.name,
+        kind=kind,
+        repeated=field.is_repeated,
+        enum_names=names,
+        enum_closed=closed,
+    )
+
+
 @lru_cache(maxsize=256)
-def _readable_fields(descriptor: Descriptor) -> dict[str, FieldDescriptor] | None:
+def _readable_fields(descriptor: Descriptor) -> dict[str, _ReadField] | None:
     """The fields by name as ``json_format`` finds them (the JSON name first, then the proto
     name), or None for a type left to ``json_format``."""
     if descriptor.full_name.startswith("google.protobuf."):
         return None
-    fields = {field.name: field for field in descriptor.fields}
-    fields.update((field.json_name, field) for field in descriptor.fields)
+    fields = {field.name: _read_field(field) for field in descriptor.fields}
+    fields.update((field.json_name, fields[field.name]) for field in descriptor.fields)
     return fields
 
 
@@ -514,16 +591,17 @@ def _read_message(document: object, message: Message, depth: int) -> bool:
         if field is None or field.name in seen:
             return False
         seen.add(field.name)
-        oneof = field.containing_oneof
+        oneof = field.oneof
         if oneof is not None:
-            if oneof.name in seen:
+            if oneof in seen:
                 return False
-            seen.add(oneof.name)
-        if field.is_repeated:
-            if type(value) is not list or _is_map(field):
+            seen.add(oneof)
+        kind = field.kind
+        if field.repeated:
+            if type(value) is not list or kind == _READ_NOTHING:
                 return False
             target = getattr(message, field.name)
-            if field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
+            if kind == _READ_MESSAGE:
                 for item in value:
                     if not _read_message(item, target.add(), depth + 1):
                         return False
@@ -533,7 +611,7 @@ def _read_message(document: object, message: Message, depth: int) -> bool:
                     if converted is None:
                         return False
                     target.append(converted)
-        elif field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
+        elif kind == _READ_MESSAGE:
             nested = getattr(message, field.name)
             nested.SetInParent()
             if not _read_message(value, nested, depth + 1):
@@ -546,33 +624,30 @@ def _read_message(document: object, message: Message, depth: int) -> bool:
     return True
 
 
-def _scalar(field: FieldDescriptor, value: object) -> object | None:
+def _scalar(field: _ReadField, value: object) -> object | None:
     """A plain JSON value as the field takes it, or None when it is not plain."""
-    cpp = field.cpp_type
-    if cpp == FieldDescriptor.CPPTYPE_STRING:
-        if field.type == FieldDescriptor.TYPE_BYTES or type(value) is not str:
+    kind = field.kind
+    if kind == _READ_STRING:
+        if type(value) is not str:
             return None
         # json_format refuses unpaired surrogates, which json.loads lets through.
         return None if UNPAIRED_SURROGATE.search(value) else value
-    if cpp in _INT32S or cpp in _INT64S:
+    if kind == _READ_INTEGER:
         if type(value) is int:
             return value
         if type(value) is str and _DECIMAL.fullmatch(value):
             return int(value)
         return None
-    if cpp == FieldDescriptor.CPPTYPE_BOOL:
+    if kind == _READ_BOOL:
         return value if type(value) is bool else None
-    if cpp == FieldDescriptor.CPPTYPE_ENUM:
-        enum = field.enum_type
-        if enum is None:
-            return None
+    if kind == _READ_ENUM:
         if type(value) is int:
             # A number: any number of an open enum (an unknown one is kept as is).
-            return value if not enum.is_closed or value in enum.values_by_number else None
+            closed = field.enum_closed
+            return value if closed is None or value in closed else None
         if type(value) is not str:
             return None
-        known = enum.values_by_name.get(value)
-        return None if known is None else known.number
+        return field.enum_names.get(value)
     return None
 
 

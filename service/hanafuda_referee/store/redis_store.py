@@ -234,6 +234,9 @@ class RedisStore:
         self._clients = clients
         self._settings = settings
         self._keys = KeySpace(settings.key_prefix)
+        # Read on every commit: the settings compute them.
+        self._idle_ttl_ms = settings.idle_ttl_ms
+        self._answer_keep_ms = settings.answer_keep_ms
         runner = clients.pipelines if settings.batch_commits else None
         self._batcher = (
             None if runner is None else _CommitBatcher(runner, settings.operation_timeout)
@@ -297,7 +300,7 @@ class RedisStore:
             check_bytes("meta", meta),
             check_bytes("state", state),
             pack_events(check_events(events)),
-            self._settings.idle_ttl_ms,
+            self._idle_ttl_ms,
         ]
         created = await self._run("create", CREATE.run(self._clients.main, keys.all(), args))
         if created != 1:
@@ -328,8 +331,8 @@ class RedisStore:
             pack_events(check_events(events)),
             b"" if request_id is None else request_digest(request_id),
             check_bytes("answer", answer),
-            self._settings.idle_ttl_ms,
-            self._settings.answer_keep_ms,
+            self._idle_ttl_ms,
+            self._answer_keep_ms,
             keys.channel,
         ]
         if self._batcher is None:
