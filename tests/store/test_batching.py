@@ -1,7 +1,7 @@
-"""Batched commits: concurrent commits share one pipeline and keep every commit's own outcome.
+"""Batched commits and loads: concurrent calls share one pipeline and keep their own outcomes.
 
-The outcome tests run on one server and on a Redis Cluster (where each commit goes alone); the
-ones about how commits are grouped watch the pipelines a single server's clients send, through
+The outcome tests run on one server and on a Redis Cluster (where each call goes alone); the
+ones about how calls are grouped watch the pipelines a single server's clients send, through
 a subclass of its clients that records them.
 """
 
@@ -295,6 +295,48 @@ async def test_commits_of_one_loop_iteration_share_one_pipeline(backend: Backend
     assert clients.pipelines_sent == [["EVALSHA"]] * 3
 
 
+@pytest.mark.parametrize("backend", ["redis"], indirect=True)
+async def test_loads_join_the_pipeline_of_their_loop_iteration_in_call_order(
+    backend: Backend,
+) -> None:
+    store, clients = recording_store(backend)
+    first, second = await create_games(store, 2)
+    results = await asyncio.gather(
+        store.load(first),
+        store.commit(first, 0, state(0, 1), [b"e1"], None, b""),
+        store.load(first),
+        store.load(second),
+        store.load("missing"),
+    )
+    assert list(results) == [
+        GameRecord(0, state(0, 0), META),
+        Committed(1),
+        GameRecord(1, state(0, 1), META),  # made after the commit: sees it
+        GameRecord(0, state(1, 0), META),
+        None,
+    ]
+    assert clients.pipelines_sent == [["LINDEX", "EVALSHA", "LINDEX", "LINDEX", "LINDEX"]]
+
+
+@pytest.mark.parametrize("backend", ["redis", "cluster"], indirect=True)
+async def test_an_error_reply_fails_only_its_own_load(backend: Backend) -> None:
+    store = open_redis_store(backend)
+    good, broken = await create_games(store, 2)
+    redis_url, cluster = parse_store_url(backend.url or "")
+    raw: Redis | RedisCluster = (
+        RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
+    )
+    try:
+        await raw.set(store.keys_of(broken).game, b"not a list")  # LINDEX: WRONGTYPE
+    finally:
+        await raw.aclose()
+    results = await asyncio.gather(store.load(good), store.load(broken), return_exceptions=True)
+    assert results[0] == GameRecord(0, state(0, 0), META)
+    assert isinstance(results[1], StoreError)
+    assert not isinstance(results[1], StoreUnavailable)
+    assert "load" in str(results[1]) and "WRONGTYPE" in str(results[1])
+
+
 class GatedClients(RecordingClients):
     """Clients whose pipelines, while ``gate`` is an event, are recorded and then wait for that
     event before they go: a batch held in flight, or a server that hangs."""
@@ -450,7 +492,7 @@ async def test_a_batch_cancelled_before_it_went_fails_its_commits(backend: Backe
     [batch] = [
         task
         for task in asyncio.all_tasks()
-        if getattr(task.get_coro(), "__qualname__", "") == "_CommitBatcher._send"
+        if getattr(task.get_coro(), "__qualname__", "") == "_Batcher._send"
     ]
     batch.cancel()  # as a shutting-down loop would
     with pytest.raises(StoreUnavailable, match="cancelled"):
@@ -509,6 +551,24 @@ async def test_a_stopped_server_fails_every_commit_of_the_batch_fast(
     server.start()  # no persistence: an empty server, which the same store uses again
     await store.create("after", b"s0", META, [])
     assert await store.commit("after", 0, b"s1", [], None, b"") == Committed(1)
+
+
+async def test_a_stopped_server_fails_every_load_of_the_batch_fast(
+    server: ServerProcess, failing: tuple[RedisStore, RecordingClients]
+) -> None:
+    store, clients = failing
+    server.stop()
+    started = time.monotonic()
+    async with asyncio.timeout(FAST + 5):
+        results = await asyncio.gather(
+            *(store.load(f"game-{n}") for n in range(10)), return_exceptions=True
+        )
+    assert time.monotonic() - started < FAST
+    assert all(isinstance(result, StoreUnavailable) for result in results), results
+    assert all(str(result).startswith("load") for result in results), results
+    assert clients.pipelines_sent == [["LINDEX"] * 10]
+    server.start()
+    assert await store.load("game-0") is None  # no persistence: an empty server
 
 
 async def test_after_a_server_restart_the_next_batch_reconnects(

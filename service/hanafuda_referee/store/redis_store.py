@@ -13,7 +13,8 @@ Layout per game (every name shares the hash tag ``{<game_id>}``, see :mod:`.keys
   whenever woken. A watcher subscribes before it reads, so no commit falls between the two.
 
 Writes are Lua scripts (:mod:`.scripts`): compare-and-set on the version, atomic, one round trip;
-the commits started during one event-loop iteration share theirs (see "Batching" below). Every
+the commits and game loads started during one event-loop iteration share theirs (see "Batching"
+below). Every
 commit gives the game's list the full idle time again (sliding expiry); reads do not, so
 spectators cannot keep an abandoned game alive. Record and log share one key, so they can only
 expire together.
@@ -30,27 +31,29 @@ sharded pub/sub wakes watchers as immediately as a blocking XREAD did. Needs Red
 Failures: each operation runs under a deadline (``operation_timeout``, or the wake-up period plus
 it for a watcher's wait) and every connection-level problem becomes
 :class:`~.errors.StoreUnavailable`. Nothing is retried automatically (see
-:mod:`.redis_clients`); a batch that fails fails each of its commits with StoreUnavailable.
+:mod:`.redis_clients`); a batch that fails fails each of its calls with StoreUnavailable.
 
-Batching (on a single server): a commit queues its script call and waits for its own reply. The
-first call of a batch starts the task that sends it, whose first step runs at the end of the current
-loop iteration, so a lone commit waits for no timer; every commit started before then joins the
-batch, up to :data:`_BATCH_MAX`, and the batch goes as one pipeline (see :mod:`.redis_clients`).
-Under load this turns a connection checkout, a write and a read per commit into one of each per
-batch. One batch is in flight at a time: while it is, the next batch goes on taking commits, and
-goes when the one in flight is answered (or has failed). Redis runs the commands of a server one
-after the other anyway; what the wait of about one round trip buys is larger batches under load,
-hence less work per commit (HTTP moves per second of ``tests.benchmarks.service``: about 5,100
-against 4,800 with each batch sent at once on a connection of its own, and 4,900 with two in
-flight). A batch runs under the operation deadline, which starts at the end of the iteration that
-opened it and covers its wait for the batch in flight: it is each of its commits' deadline. A batch
-that fails, or does not end in time, fails every commit it has not answered with StoreUnavailable,
-and is not sent again (a commit whose reply was lost may have run). Commits answered NOSCRIPT did
-not run and go again with EVAL (:mod:`.scripts`). A caller that gives up (a cancelled request)
-before its batch goes out is left out of it. On a Redis Cluster each commit goes alone, as one
-EVALSHA through the cluster client: redis-py's cluster pipeline costs more than it saves there
-(measured in :mod:`.redis_clients`). Turning ``batch_commits`` off
-(:class:`~.settings.StoreSettings`) sends each commit alone everywhere.
+Batching (on a single server): a commit queues its script call, and a load (``load``: a game's
+record, for a read or a cache miss) its LINDEX, and each waits for its own reply. The first call
+of a batch starts the task that sends it, whose first step runs at the end of the current loop
+iteration, so a lone call waits for no timer; every call started before then joins the batch, up
+to :data:`_BATCH_MAX`, and the batch goes as one pipeline (see :mod:`.redis_clients`), its calls
+in the order they were made: a load made after a commit sees it. Under load this turns a
+connection checkout, a write and a read per call into one of each per batch. One batch is in
+flight at a time: while it is, the next batch goes on taking calls, and goes when the one in
+flight is answered (or has failed). Redis runs the commands of a server one after the other
+anyway; what the wait of about one round trip buys is larger batches under load, hence less work
+per call (HTTP moves per second of ``tests.benchmarks.service``: about 5,100 against 4,800 with
+each batch sent at once on a connection of its own, and 4,900 with two in flight). A batch runs
+under the operation deadline, which starts at the end of the iteration that opened it and covers
+its wait for the batch in flight: it is each of its calls' deadline. A batch that fails, or does
+not end in time, fails every call it has not answered with StoreUnavailable, and is not sent
+again (a commit whose reply was lost may have run). Commits answered NOSCRIPT did not run and go
+again with EVAL (:mod:`.scripts`). A caller that gives up (a cancelled request) before its batch
+goes out is left out of it. On a Redis Cluster each call goes alone, through the cluster client:
+redis-py's cluster pipeline costs more than it saves there (measured in :mod:`.redis_clients`).
+Turning ``batch_commits`` off (:class:`~.settings.StoreSettings`) sends each call alone
+everywhere.
 
 Counting games (:meth:`RedisStore.count_games`) SCANs every primary for the game keys of this
 prefix. That is exact up to games created or expired during the scan, costs O(keys on the
@@ -92,7 +95,16 @@ from .encoding import decode_record, pack_events, request_digest, unpack_events
 from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
 from .keys import GameKeys, KeySpace
 from .redis_clients import Clients, ClusterClients, SingleClients, Subscription
-from .scripts import COMMIT, CREATE, DELETE, READ_EVENTS, PipelineRunner
+from .scripts import (
+    COMMIT,
+    CREATE,
+    DELETE,
+    READ_EVENTS,
+    Command,
+    PipelineRunner,
+    ScriptCall,
+    run_pipeline,
+)
 from .settings import StoreSettings
 from .validation import check_bytes, check_events, check_range, check_request_id
 
@@ -113,7 +125,7 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 
 #: Log entries fetched per read by a watcher; more simply arrive on the next (immediate) read.
 _WATCH_BATCH = 100
-#: Most commits in one pipeline: bounds the memory and the head-of-line wait of one batch.
+#: Most calls in one pipeline: bounds the memory and the head-of-line wait of one batch.
 _BATCH_MAX = 64
 #: How long the benchmark's reference write keeps its key, in milliseconds.
 _PROBE_TTL_MS = 10_000
@@ -122,8 +134,9 @@ _PROBE_TTL_MS = 10_000
 #: What :func:`_store_error` turns into a store error.
 _TRANSLATED: tuple[type[BaseException], ...] = (TimeoutError, RedisError, *_UNAVAILABLE)
 
-#: One queued COMMIT call: its keys, its arguments and its caller's future.
-_Call = tuple[tuple[str, ...], list[bytes | str | int], asyncio.Future[Any]]
+#: One queued call: the store operation it serves (for its errors), the script run or command,
+#: and its caller's future.
+_Call = tuple[str, ScriptCall | Command, asyncio.Future[Any]]
 
 
 def _store_error(operation: str, exc: BaseException) -> BaseException:
@@ -140,11 +153,11 @@ def _store_error(operation: str, exc: BaseException) -> BaseException:
     return error
 
 
-class _CommitBatcher:
-    """Sends the COMMIT calls started in one event-loop iteration, and those started while the
-    batch before was in flight, as one pipeline.
+class _Batcher:
+    """Sends the calls (COMMIT runs and game loads) started in one event-loop iteration, and
+    those started while the batch before was in flight, as one pipeline.
 
-    :meth:`submit` returns a future per call, resolved with the call's raw script reply, or failed
+    :meth:`submit` returns a future per call, resolved with the call's raw reply, or failed
     with the store error of its own error reply or of its batch's failure. A batch is sent by a
     task of its own, so a caller that gives up (a cancelled request) cancels only its own future,
     never the batch, whose other calls may have run already.
@@ -160,8 +173,9 @@ class _CommitBatcher:
         #: Held by the batch in flight: the next one fills until it gets it.
         self._in_flight = asyncio.Lock()
 
-    def submit(self, keys: tuple[str, ...], args: list[bytes | str | int]) -> asyncio.Future[Any]:
-        """Add one COMMIT call to the open batch, opening one if there is none."""
+    def submit(self, operation: str, call: ScriptCall | Command) -> asyncio.Future[Any]:
+        """Add one call to the open batch, opening one if there is none; ``operation`` names
+        the store operation in the errors it may fail with."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         batch = self._open
@@ -170,7 +184,7 @@ class _CommitBatcher:
             task = loop.create_task(self._send(batch))
             self._sending.add(task)
             task.add_done_callback(functools.partial(self._sent, batch))
-        batch.append((keys, args, future))
+        batch.append((operation, call, future))
         if len(batch) >= _BATCH_MAX:
             self._open = None
         return future
@@ -186,20 +200,18 @@ class _CommitBatcher:
                     calls = [call for call in batch if not call[2].done()]
                     if not calls:
                         return
-                    replies = await COMMIT.run_all(
-                        self._runner, [(keys, args) for keys, args, _ in calls]
-                    )
+                    replies = await run_pipeline(self._runner, [call for _, call, _ in calls])
         except Exception as exc:  # a cancellation is left to _sent
             if self._open is batch:  # failed while waiting for its turn: closed now
                 self._open = None
-            for _, _, future in batch:
+            for operation, _, future in batch:
                 if not future.done():
-                    future.set_exception(_store_error("commit", exc))
+                    future.set_exception(_store_error(operation, exc))
             return
-        for (_, _, future), reply in zip(calls, replies, strict=True):
+        for (operation, _, future), reply in zip(calls, replies, strict=True):
             if not future.done():
                 if isinstance(reply, Exception):
-                    future.set_exception(_store_error("commit", reply))
+                    future.set_exception(_store_error(operation, reply))
                 else:
                     future.set_result(reply)
 
@@ -212,12 +224,12 @@ class _CommitBatcher:
             return
         if self._open is batch:
             self._open = None
-        for _, _, future in batch:
+        for operation, _, future in batch:
             if not future.done():
                 if task.cancelled():
-                    future.set_exception(StoreUnavailable("commit: its batch was cancelled"))
+                    future.set_exception(StoreUnavailable(f"{operation}: its batch was cancelled"))
                 else:
-                    error = StoreError(f"commit: the batch failed: {task.exception()!r}")
+                    error = StoreError(f"{operation}: the batch failed: {task.exception()!r}")
                     error.__cause__ = task.exception()
                     future.set_exception(error)
 
@@ -238,9 +250,7 @@ class RedisStore:
         self._idle_ttl_ms = settings.idle_ttl_ms
         self._answer_keep_ms = settings.answer_keep_ms
         runner = clients.pipelines if settings.batch_commits else None
-        self._batcher = (
-            None if runner is None else _CommitBatcher(runner, settings.operation_timeout)
-        )
+        self._batcher = None if runner is None else _Batcher(runner, settings.operation_timeout)
 
     @classmethod
     def connect(
@@ -309,7 +319,12 @@ class RedisStore:
     async def load(self, game_id: str) -> GameRecord | None:
         """See :meth:`.contract.GameStore.load`."""
         keys = self._keys.game(game_id)
-        record = await self._run("load", self._clients.main.execute_command("LINDEX", keys.game, 0))
+        command: Command = ("LINDEX", keys.game, 0)
+        if self._batcher is None:
+            record = await self._run("load", self._clients.main.execute_command(*command))
+        else:
+            # As a commit's, the batch's deadline is this call's, and failures come translated.
+            record = await self._batcher.submit("load", command)
         return None if record is None else decode_record(record)
 
     async def commit(
@@ -340,7 +355,7 @@ class RedisStore:
         else:
             # The batch's deadline is this call's: it starts by the end of this loop iteration
             # and fails every call it has not answered when it ends. Failures come translated.
-            reply = await self._batcher.submit(keys.all(), args)
+            reply = await self._batcher.submit("commit", ScriptCall(COMMIT, keys.all(), args))
         match reply:
             case [1, int(version)]:
                 return Committed(version=version)

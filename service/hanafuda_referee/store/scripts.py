@@ -10,9 +10,9 @@ later).
 Scripts are run with EVALSHA (only the 40-character digest travels); a server that does not have
 the script cached (restart, failover, new cluster node) answers NOSCRIPT, and the runner then
 sends the source once with EVAL, which both runs and caches it. No SCRIPT LOAD round trip is
-needed up front, and a cluster needs no "load on every node" step. A pipeline of runs
-(:meth:`LuaScript.run_all`) does the same per run: those answered NOSCRIPT, which therefore did
-not run, go again with EVAL in a second pipeline.
+needed up front, and a cluster needs no "load on every node" step. A pipeline of runs, plain
+commands among them (:func:`run_pipeline`), does the same per run: those answered NOSCRIPT, which
+therefore did not run, go again with EVAL in a second pipeline.
 
 Time: the answer expiry uses the server clock (``TIME``), allowed in scripts since Redis 5 with
 effect replication (the default from Redis 7), so all service replicas agree on expiry.
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redis.exceptions import NoScriptError
@@ -34,7 +35,9 @@ __all__ = [
     "Command",
     "LuaScript",
     "PipelineRunner",
+    "ScriptCall",
     "ScriptRunner",
+    "run_pipeline",
 ]
 
 #: One command as its arguments, the name first.
@@ -75,33 +78,45 @@ class LuaScript:
         except NoScriptError:
             return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
 
-    async def run_all(
-        self,
-        runner: PipelineRunner,
-        calls: Sequence[tuple[Sequence[str], Sequence[bytes | str | int]]],
-    ) -> list[Any]:
-        """Run the script once per ``(keys, args)`` call in one pipeline, each its own atomic
-        run; return the raw replies in order, an error reply as its exception. Raises if the
-        first pipeline fails."""
-        replies = await runner.pipeline(
-            [("EVALSHA", self.sha, len(keys), *keys, *args) for keys, args in calls]
-        )
-        missing = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
-        if missing:
-            # NOSCRIPT means "did not run": sending these again runs each exactly once. If that
-            # fails, it fails these alone: the others have their replies.
-            try:
-                again = await runner.pipeline(
-                    [
-                        ("EVAL", self.source, len(keys), *keys, *args)
-                        for keys, args in (calls[n] for n in missing)
-                    ]
-                )
-            except Exception as error:
-                again = [error] * len(missing)
-            for n, reply in zip(missing, again, strict=True):
-                replies[n] = reply
-        return replies
+
+@dataclass(frozen=True, slots=True)
+class ScriptCall:
+    """One run of ``script`` on ``keys`` with ``args``, as a call of :func:`run_pipeline`."""
+
+    script: LuaScript
+    keys: Sequence[str]
+    args: Sequence[bytes | str | int]
+
+    def command(self, *, source: bool = False) -> Command:
+        """The EVALSHA command of this run, or its EVAL command with ``source``."""
+        script = self.script
+        head = ("EVAL", script.source) if source else ("EVALSHA", script.sha)
+        return (*head, len(self.keys), *self.keys, *self.args)
+
+
+async def run_pipeline(runner: PipelineRunner, calls: Sequence[ScriptCall | Command]) -> list[Any]:
+    """Send ``calls`` in one pipeline, each script run its own atomic run and each plain
+    command as it is; return the raw replies in order, an error reply as its exception. Raises
+    if the first pipeline fails.
+
+    A script run answered NOSCRIPT did not run: those go again with EVAL, in a second pipeline
+    whose failure fails them alone (the others have their replies)."""
+    replies = await runner.pipeline(
+        [call.command() if isinstance(call, ScriptCall) else call for call in calls]
+    )
+    missing = [
+        (n, call)
+        for n, call in enumerate(calls)
+        if isinstance(call, ScriptCall) and isinstance(replies[n], NoScriptError)
+    ]
+    if missing:
+        try:
+            again = await runner.pipeline([run.command(source=True) for _, run in missing])
+        except Exception as error:
+            again = [error] * len(missing)
+        for (n, _), reply in zip(missing, again, strict=True):
+            replies[n] = reply
+    return replies
 
 
 #: KEYS: game, answers. ARGV: meta, state, packed events, idle ttl ms.

@@ -33,9 +33,9 @@ class StoreSettings:
     operation_timeout: float = 2.0
     #: Redis: connection pool size per client (per node on a cluster).
     max_connections: int = 256
-    #: Redis: send the commits started in one event-loop iteration together, as one pipeline
-    #: (each still its own atomic script). Off: one round trip per commit, kept for comparison.
-    #: A Redis Cluster sends each commit alone either way.
+    #: Redis: send the commits and game loads started in one event-loop iteration together, as
+    #: one pipeline (each commit still its own atomic script). Off: one round trip per call,
+    #: kept for comparison. A Redis Cluster sends each call alone either way.
     batch_commits: bool = True
 
     def __post_init__(self) -> None:
