@@ -154,6 +154,19 @@ async def create_games(store: RedisStore, count: int) -> list[str]:
     return games
 
 
+async def break_game(backend: Backend, store: RedisStore, game: str) -> None:
+    """Replace ``game``'s list by a string: every LINDEX of it (a load's, a commit script's)
+    then fails with WRONGTYPE."""
+    redis_url, cluster = parse_store_url(backend.url or "")
+    raw: Redis | RedisCluster = (
+        RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
+    )
+    try:
+        await raw.set(store.keys_of(game).game, b"not a list")
+    finally:
+        await raw.aclose()
+
+
 # -- outcomes (single server and cluster) -------------------------------------------------------
 
 
@@ -222,15 +235,7 @@ async def test_each_commit_of_a_batch_gets_its_own_outcome(backend: Backend) -> 
 async def test_an_error_reply_fails_only_its_own_commit(backend: Backend) -> None:
     store = open_redis_store(backend)
     good, broken = await create_games(store, 2)
-    redis_url, cluster = parse_store_url(backend.url or "")
-    raw: Redis | RedisCluster = (
-        RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
-    )
-    try:
-        # The game's list replaced by a string: the script's LINDEX fails with WRONGTYPE.
-        await raw.set(store.keys_of(broken).game, b"not a list")
-    finally:
-        await raw.aclose()
+    await break_game(backend, store, broken)
     results = await asyncio.gather(
         store.commit(good, 0, b"s1", [b"e1"], None, b""),
         store.commit(broken, 0, b"s1", [b"e1"], None, b""),
@@ -322,14 +327,7 @@ async def test_loads_join_the_pipeline_of_their_loop_iteration_in_call_order(
 async def test_an_error_reply_fails_only_its_own_load(backend: Backend) -> None:
     store = open_redis_store(backend)
     good, broken = await create_games(store, 2)
-    redis_url, cluster = parse_store_url(backend.url or "")
-    raw: Redis | RedisCluster = (
-        RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
-    )
-    try:
-        await raw.set(store.keys_of(broken).game, b"not a list")  # LINDEX: WRONGTYPE
-    finally:
-        await raw.aclose()
+    await break_game(backend, store, broken)
     results = await asyncio.gather(store.load(good), store.load(broken), return_exceptions=True)
     assert results[0] == GameRecord(0, state(0, 0), META)
     assert isinstance(results[1], StoreError)
