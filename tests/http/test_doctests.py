@@ -1,4 +1,4 @@
-"""The examples in the HTTP transport's docstrings run."""
+"""The examples in the docstrings of the HTTP transport and its JSON writer run."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ from types import ModuleType
 
 import pytest
 
-from hanafuda_referee.api import http_errors, http_routes
+from hanafuda_referee.api import forms, http_errors, http_routes, proto_json
 from tests.examples import run_examples
 
 
-@pytest.mark.parametrize("module", [http_routes, http_errors], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [http_routes, http_errors, proto_json, forms], ids=lambda m: m.__name__
+)
 def test_doctests(module: ModuleType) -> None:
     result = run_examples(module)
     assert result.attempted > 0

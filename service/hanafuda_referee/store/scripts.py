@@ -53,7 +53,7 @@ class ScriptRunner(Protocol):
 
 
 class PipelineRunner(Protocol):
-    """What a pipeline of scripts needs: :class:`~.redis_clients.SingleClients` fits."""
+    """What :func:`run_pipeline` needs: :class:`~.redis_clients.SingleClients` fits."""
 
     async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
         """Send ``commands`` together, without a transaction, and return every reply in order;
