@@ -73,10 +73,11 @@ class LuaScript:
         self, client: ScriptRunner, keys: Sequence[str], args: Sequence[bytes | str | int]
     ) -> Any:
         """Run the script on the node that owns ``keys`` and return its raw reply."""
+        call = ScriptCall(self, keys, args)
         try:
-            return await client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+            return await client.execute_command(*call.command())
         except NoScriptError:
-            return await client.execute_command("EVAL", self.source, len(keys), *keys, *args)
+            return await client.execute_command(*call.command(source=True))
 
 
 @dataclass(frozen=True, slots=True)
