@@ -49,6 +49,7 @@ COMPILED = [
     "hachihachi/view.py",
     "api/convert.py",
     "api/forms.py",
+    "api/games.py",
     "api/koikoi_adapter.py",
     "api/proto_json.py",
     "api/proto_wire.py",

@@ -7,7 +7,7 @@ import pytest
 from hanafuda_referee.api import convert
 from hanafuda_referee.api.convert import engine_refusals
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.games import _store_failures
+from hanafuda_referee.api.games import store_failures
 from hanafuda_referee.errors import MoveRejected, Reason, RulesError
 from hanafuda_referee.hachihachi.inputs import BadCardsError
 from hanafuda_referee.store import GameNotFound, StoreUnavailable
@@ -50,18 +50,18 @@ def test_anything_else_passes_through_both_mappings_unchanged() -> None:
     with pytest.raises(KeyError) as raised, engine_refusals():
         raise failure
     assert raised.value is failure
-    with pytest.raises(KeyError) as again, _store_failures("g"):
+    with pytest.raises(KeyError) as again, store_failures("g"):
         raise failure
     assert again.value is failure
-    with engine_refusals(), _store_failures("g"):
+    with engine_refusals(), store_failures("g"):
         pass  # no exception: nothing raised on the way out
 
 
 def test_store_failures_become_unavailable_or_unknown_game() -> None:
-    with pytest.raises(ApiError) as down, _store_failures("g1"):
+    with pytest.raises(ApiError) as down, store_failures("g1"):
         raise StoreUnavailable("connection refused")
     assert down.value.reason == "UNAVAILABLE"
     assert "connection refused" not in down.value.message  # the store's details stay inside
-    with pytest.raises(ApiError) as gone, _store_failures("g1"):
+    with pytest.raises(ApiError) as gone, store_failures("g1"):
         raise GameNotFound("g1")
     assert (gone.value.reason, gone.value.message) == ("UNKNOWN_GAME", "no game 'g1'")

@@ -37,6 +37,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -70,11 +71,12 @@ from hanafuda_referee.store import (
     GameNotFound,
     GameStore,
     StoreUnavailable,
+    VersionedEvents,
 )
 from hanafuda_referee.store.validation import check_game_id
 from hanafuda_referee.varint import Reader, pack
 
-__all__ = ["HostedGames", "MoveReply", "ViewReply"]
+__all__ = ["HostedGames", "MoveReply", "ViewReply", "WatchCursor", "store_failures"]
 
 W = TypeVar("W")
 
@@ -227,8 +229,8 @@ class _Cache:
         self._games.pop(game_id, None)
 
 
-class _store_failures(ErrorTranslation):  # noqa: N801 - used like the function it replaced
-    """Turns store exceptions into API errors."""
+class _StoreFailures(ErrorTranslation):
+    """The translation of :func:`store_failures`."""
 
     __slots__ = ("_game_id",)
 
@@ -241,6 +243,13 @@ class _store_failures(ErrorTranslation):  # noqa: N801 - used like the function 
         if isinstance(error, GameNotFound):
             return ApiError("UNKNOWN_GAME", f"no game {self._game_id!r}")
         return None
+
+
+def store_failures(game_id: str = "") -> AbstractContextManager[None]:
+    """Turns store exceptions into API errors: unavailable, or ``UNKNOWN_GAME`` naming
+    ``game_id``. (Typed as a context manager rather than as the class: mypyc cannot compile a
+    ``with`` on a class of its own that extends an interpreted one.)"""
+    return _StoreFailures(game_id)
 
 
 def _check_retry(answered: _Header, seat: int, move: Move, request_id: str | None) -> None:
@@ -377,6 +386,49 @@ class ViewReply:
         return form.compose(_GET_GAME_RESPONSE, {"view": view})
 
 
+class WatchCursor:
+    """Where a ``WatchGame`` stream stands: the state reached by the log entries read so far
+    (:meth:`advance`), and what the stream shows. The stream itself, an async generator, lives
+    in :mod:`.watching`: mypyc, which compiles this module, compiles no async generator."""
+
+    def __init__(
+        self, game: _Game, seat: int | None, state: Any, after: int, first_shown: int
+    ) -> None:
+        self.game = game
+        self.seat = seat
+        #: The state after the last entry read (None before the creation's entry).
+        self.state = state
+        #: The store version the log is read after.
+        self.after = after
+        #: The first store version whose entry is shown (the ones before only rebuild the state).
+        self.first_shown = first_shown
+        #: The stream's first item when it starts from the current view, else None.
+        self.first: service_pb2.WatchGameResponse | None = None
+        #: Whether the game is over at :attr:`state`: the stream ends.
+        self.over = False
+
+    def advance(self, entry: VersionedEvents) -> service_pb2.WatchGameResponse | None:
+        """Read the next log entry: the item it shows the caller, or None before the resume
+        point."""
+        game = self.game
+        adapter = game.adapter
+        header = _Header.decode(entry.events[0])
+        with engine_refusals():
+            if header.move is None or header.seat is None:
+                self.state = adapter.decode_state(header.initial_state)
+            else:
+                self.state, _ = adapter.apply(self.state, header.seat, header.move)
+        item = None
+        if entry.version >= self.first_shown:
+            item = service_pb2.WatchGameResponse(
+                events=_events(game, self.state, entry.version, entry.events, self.seat),
+                view=adapter.view(self.state, self.seat, game.info, entry.version + 1),
+                version=entry.version + 1,
+            )
+        self.over = adapter.is_over(self.state)
+        return item
+
+
 class HostedGames:
     """The store-backed methods of the referee (see the module docstring)."""
 
@@ -413,7 +465,7 @@ class HostedGames:
         return _Game.first_seen(game_id, version, decoded, count, meta, adapter)
 
     async def _load(self, game_id: str) -> _Game:
-        with _store_failures(game_id):
+        with store_failures(game_id):
             record = await self._store.load(game_id)
         if record is None:
             self._cache.drop(game_id)
@@ -478,7 +530,7 @@ class HostedGames:
         for _ in range(3):
             game_id = new_game_id()
             try:
-                with _store_failures(game_id):
+                with store_failures(game_id):
                     await self._store.create(
                         game_id,
                         _wrap_state(len(blobs), engine_state),
@@ -576,7 +628,7 @@ class HostedGames:
                     raise refusal
                 # Ask the store whether this is a retry, and for the current state: a commit
                 # expecting version -1 never applies.
-                with _store_failures(game_id):
+                with store_failures(game_id):
                     result = await self._store.commit(game_id, -1, b"", (), store_request_id, b"")
             else:
                 now = self._now_ms()
@@ -592,7 +644,7 @@ class HostedGames:
                     game.info,
                 )
                 answer = MoveReply(after, new_state, seat, after.version, entry, header)
-                with _store_failures(game_id):
+                with store_failures(game_id):
                     result = await self._store.commit(
                         game_id,
                         game.version,
@@ -632,7 +684,7 @@ class HostedGames:
         header: _Header | None = None
         after = -1
         while after < version:
-            with _store_failures(game.game_id):
+            with store_failures(game.game_id):
                 page = await self._store.events(
                     game.game_id, after, min(_LOG_PAGE, version - after)
                 )
@@ -653,16 +705,14 @@ class HostedGames:
 
     # -- watch ---------------------------------------------------------------------------------
 
-    async def watch(
+    async def open_watch(
         self, request: service_pb2.WatchGameRequest, caller: Caller
-    ) -> AsyncIterator[service_pb2.WatchGameResponse]:
-        """``WatchGame``: the current view (or the versions after ``from_version``), then every
-        new version, until the game ends or the caller goes away."""
+    ) -> WatchCursor:
+        """Where ``WatchGame`` starts (see :mod:`.watching`): the game read, the caller's seat
+        checked, and, without ``from_version``, the current view as the stream's first item."""
         game_id = _game_id(request.game)
         game = await self._load(game_id)
         seat = self._seat(caller, game.meta, required=False)
-        adapter = game.adapter
-        state: Any
         if request.HasField("from_version"):
             if request.from_version > game.api_version:
                 raise ApiError(
@@ -671,38 +721,18 @@ class HostedGames:
                     f"(version {game.api_version})",
                 )
             # Replay the log from the creation, silently up to the resume point.
-            state, after, first_shown = None, -1, request.from_version
-        else:
-            yield service_pb2.WatchGameResponse(
-                view=adapter.view(game.state, seat, game.info, game.api_version),
-                version=game.api_version,
-            )
-            if adapter.is_over(game.state):
-                return
-            state, after, first_shown = game.state, game.version, game.version + 1
-        with _store_failures(game_id):
-            entries = self._store.watch(game_id, after)
-            try:
-                async for entry in entries:
-                    header = _Header.decode(entry.events[0])
-                    with engine_refusals():
-                        if header.move is None or header.seat is None:
-                            state = adapter.decode_state(header.initial_state)
-                        else:
-                            state, _ = adapter.apply(state, header.seat, header.move)
-                    if entry.version >= first_shown:
-                        yield service_pb2.WatchGameResponse(
-                            events=_events(game, state, entry.version, entry.events, seat),
-                            view=adapter.view(state, seat, game.info, entry.version + 1),
-                            version=entry.version + 1,
-                        )
-                    if adapter.is_over(state):
-                        return
-            finally:
-                # Stop the store's watcher now rather than when it is garbage collected.
-                close = getattr(entries, "aclose", None)
-                if close is not None:
-                    await close()
+            return WatchCursor(game, seat, None, -1, request.from_version)
+        cursor = WatchCursor(game, seat, game.state, game.version, game.version + 1)
+        cursor.first = service_pb2.WatchGameResponse(
+            view=game.adapter.view(game.state, seat, game.info, game.api_version),
+            version=game.api_version,
+        )
+        cursor.over = game.adapter.is_over(game.state)
+        return cursor
+
+    def watch_entries(self, cursor: WatchCursor) -> AsyncIterator[VersionedEvents]:
+        """The store's log entries after the cursor's start, then each new one as it comes."""
+        return self._store.watch(cursor.game.game_id, cursor.after)
 
     # -- log -----------------------------------------------------------------------------------
 
@@ -718,7 +748,7 @@ class HostedGames:
         all_blobs: list[bytes] = []
         after = -1
         while after < game.version:
-            with _store_failures(game_id):
+            with store_failures(game_id):
                 page = await self._store.events(game_id, after, _LOG_PAGE)
             if not page:
                 break
@@ -735,5 +765,5 @@ class HostedGames:
 
     async def count_games(self) -> int:
         """How many games the store holds (for the active games gauge)."""
-        with _store_failures():
+        with store_failures():
             return await self._store.count_games()

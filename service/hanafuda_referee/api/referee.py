@@ -24,6 +24,7 @@ from hanafuda_referee.api import stateless
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.games import HostedGames, MoveReply, ViewReply
 from hanafuda_referee.api.observability import current, observe
+from hanafuda_referee.api.watching import watch_game
 from hanafuda_referee.store import GameStore
 
 __all__ = ["RPC_NAMES", "Referee", "reply_method"]
@@ -220,7 +221,7 @@ class Referee:
         self, request: service_pb2.WatchGameRequest, caller: Caller
     ) -> AsyncIterator[service_pb2.WatchGameResponse]:
         """Follows a game live (resumable from a version)."""
-        async for item in self.games.watch(request, caller):
+        async for item in watch_game(self.games, request, caller):
             yield item
 
     @_observed
