@@ -139,6 +139,16 @@ class _Header:
         return cls(time_ms, sequence, seat - 1 if seat else None, move, initial)
 
 
+def _state_after(adapter: GameAdapter[Any], state: Any, header: _Header) -> Any:
+    """The state after the log entry whose header is ``header``, from the state before it
+    (None before the creation's entry, which carries the initial state)."""
+    with engine_refusals():
+        if header.move is None or header.seat is None:
+            return adapter.decode_state(header.initial_state)
+        after, _ = adapter.apply(state, header.seat, header.move)
+        return after
+
+
 def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
     """One unsigned varint of ``data`` at ``pos``: its value and the position after it."""
     value = shift = 0
@@ -392,7 +402,14 @@ class WatchCursor:
     in :mod:`.watching`: mypyc, which compiles this module, compiles no async generator."""
 
     def __init__(
-        self, game: _Game, seat: int | None, state: Any, after: int, first_shown: int
+        self,
+        game: _Game,
+        seat: int | None,
+        state: Any,
+        after: int,
+        first_shown: int,
+        first: service_pb2.WatchGameResponse | None = None,
+        over: bool = False,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -403,21 +420,16 @@ class WatchCursor:
         #: The first store version whose entry is shown (the ones before only rebuild the state).
         self.first_shown = first_shown
         #: The stream's first item when it starts from the current view, else None.
-        self.first: service_pb2.WatchGameResponse | None = None
+        self.first = first
         #: Whether the game is over at :attr:`state`: the stream ends.
-        self.over = False
+        self.over = over
 
     def advance(self, entry: VersionedEvents) -> service_pb2.WatchGameResponse | None:
         """Read the next log entry: the item it shows the caller, or None before the resume
         point."""
         game = self.game
         adapter = game.adapter
-        header = _Header.decode(entry.events[0])
-        with engine_refusals():
-            if header.move is None or header.seat is None:
-                self.state = adapter.decode_state(header.initial_state)
-            else:
-                self.state, _ = adapter.apply(self.state, header.seat, header.move)
+        self.state = _state_after(adapter, self.state, _Header.decode(entry.events[0]))
         item = None
         if entry.version >= self.first_shown:
             item = service_pb2.WatchGameResponse(
@@ -692,11 +704,7 @@ class HostedGames:
                 raise ApiError("UNAVAILABLE", "the game's log is incomplete; retry")
             for entry in page:
                 header = _Header.decode(entry.events[0])
-                with engine_refusals():
-                    if header.move is None or header.seat is None:
-                        state = game.adapter.decode_state(header.initial_state)
-                    else:
-                        state, _ = game.adapter.apply(state, header.seat, header.move)
+                state = _state_after(game.adapter, state, header)
                 blobs = entry.events
             after = page[-1].version
         assert header is not None  # the loop read at least the answered version's entry
@@ -722,13 +730,12 @@ class HostedGames:
                 )
             # Replay the log from the creation, silently up to the resume point.
             return WatchCursor(game, seat, None, -1, request.from_version)
-        cursor = WatchCursor(game, seat, game.state, game.version, game.version + 1)
-        cursor.first = service_pb2.WatchGameResponse(
+        first = service_pb2.WatchGameResponse(
             view=game.adapter.view(game.state, seat, game.info, game.api_version),
             version=game.api_version,
         )
-        cursor.over = game.adapter.is_over(game.state)
-        return cursor
+        over = game.adapter.is_over(game.state)
+        return WatchCursor(game, seat, game.state, game.version, game.version + 1, first, over)
 
     def watch_entries(self, cursor: WatchCursor) -> AsyncIterator[VersionedEvents]:
         """The store's log entries after the cursor's start, then each new one as it comes."""
