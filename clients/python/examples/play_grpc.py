@@ -1,0 +1,98 @@
+"""Play a hosted game to its end over gRPC, each seat taking its first legal move.
+
+Usage: python play_grpc.py TARGET [GAME_ID TOKEN ...]  (TARGET as host:port, the tokens in seat
+order; without a game, it creates a Koi-Koi game of one round and plays that)
+
+Before the first move it submits one out of turn, to show what a refusal carries: the gRPC
+status and, in the rich status details, a ``google.rpc.ErrorInfo`` with the stable reason.
+Needs ``grpcio``, ``grpcio-status`` and the generated ``hanafuda.v1`` package (all installed
+with the service).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import grpc
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]
+from grpc_status import rpc_status  # type: ignore[import-untyped]
+from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+
+
+def bearer(token: str) -> tuple[tuple[str, str | bytes], ...]:
+    """The call metadata that makes a call a seat's."""
+    return (("authorization", f"Bearer {token}"),)
+
+
+def reason_of(error: grpc.RpcError) -> str:
+    """The stable reason of a refused call (its ErrorInfo), or "" when it has none."""
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return str(info.reason)
+    return ""
+
+
+def create(stub: service_pb2_grpc.RefereeServiceStub) -> tuple[str, list[str]]:
+    """A new Koi-Koi game of one round: its id and the seats' tokens."""
+    created = stub.CreateGame(
+        service_pb2.CreateGameRequest(
+            kind=rules_pb2.GAME_KIND_KOI_KOI,
+            players=["ann", "bob"],
+            koi_koi=rules_pb2.KoiKoiRules(rounds=1),
+        )
+    )
+    return created.game, list(created.player_tokens)
+
+
+def show_a_refusal(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens: list[str]) -> None:
+    """The seat on turn's first legal move, submitted by another seat: how it is refused."""
+    turn = stub.GetGame(service_pb2.GetGameRequest(game=game)).view.turn
+    mover = stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(tokens[turn]))
+    idle = next(seat for seat in range(len(tokens)) if seat != turn)
+    try:
+        stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(game=game, move=mover.view.legal_moves[0]),
+            metadata=bearer(tokens[idle]),
+        )
+    except grpc.RpcError as error:
+        print(f"seat {idle} out of turn: {error.code().name} {reason_of(error)}")
+
+
+def play(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens: list[str]) -> None:
+    """Each seat with a legal move plays the first one, until the game is over."""
+    while True:
+        views = [
+            stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(token)).view
+            for token in tokens
+        ]
+        if views[0].status != game_pb2.GAME_STATUS_IN_PROGRESS:
+            final = views[0]
+            scores = ", ".join(f"{s.name} {s.score}" for s in final.seats)
+            print(f"{game_pb2.GameStatus.Name(final.status)}: {scores}")
+            return
+        seat = next(i for i, view in enumerate(views) if view.legal_moves)
+        move = views[seat].legal_moves[0]
+        answer = stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(
+                game=game, move=move, expected_version=views[seat].version
+            ),
+            metadata=bearer(tokens[seat]),
+        )
+        kind = moves_pb2.MoveKind.Name(move.kind)
+        print(f"seat {seat}: {kind} -> version {answer.version}, {len(answer.events)} events")
+
+
+def main(target: str, game: str | None, tokens: list[str]) -> None:
+    with grpc.insecure_channel(target) as channel:
+        stub = service_pb2_grpc.RefereeServiceStub(channel)
+        if game is None:
+            game, tokens = create(stub)
+            print(f"created {game}")
+        show_a_refusal(stub, game, tokens)
+        play(stub, game, tokens)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None, sys.argv[3:])
