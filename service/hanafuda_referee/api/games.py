@@ -38,8 +38,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, service_pb2
 
@@ -97,18 +96,32 @@ _LOG_PAGE = 512
 # --- stored layouts --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class _Header:
-    """The first blob of a version's log entry."""
+    """The first blob of a version's log entry.
 
-    time_ms: int
-    #: The ``sequence`` of the version's first event.
-    sequence: int
-    #: The seat that moved; None for the creation.
-    seat: int | None
-    move: Move | None
-    #: The creation only: the engine state the game started from (the replay's start).
-    initial_state: bytes = b""
+    This and the other values made on every move (:class:`_Game`, :class:`MoveReply`) are
+    plain classes with ``Final`` attributes rather than frozen dataclasses: mypyc compiles
+    their ``__init__``, where a dataclass keeps the generated one, interpreted (about a
+    microsecond per object)."""
+
+    __slots__ = ("initial_state", "move", "seat", "sequence", "time_ms")
+
+    def __init__(
+        self,
+        time_ms: int,
+        sequence: int,
+        seat: int | None,
+        move: Move | None,
+        initial_state: bytes = b"",
+    ) -> None:
+        self.time_ms: Final = time_ms
+        #: The ``sequence`` of the version's first event.
+        self.sequence: Final = sequence
+        #: The seat that moved; None for the creation.
+        self.seat: Final = seat
+        self.move: Final = move
+        #: The creation only: the engine state the game started from (the replay's start).
+        self.initial_state: Final = initial_state
 
     def encode(self) -> bytes:
         # As a Writer would write it (uints, then the initial state as small ints), packed in
@@ -175,20 +188,31 @@ def _unwrap_state(data: bytes) -> tuple[int, bytes]:
     return count, data[pos:]
 
 
-@dataclass(frozen=True, slots=True)
 class _Game:
-    """A game as last seen by this process."""
+    """A game as last seen by this process (immutable, see :class:`_Header`)."""
 
-    game_id: str
-    #: The store's version (the contract's minus one).
-    version: int
-    state: Any
-    event_count: int
-    meta: GameMeta
-    adapter: GameAdapter[Any]
-    #: The game id and the players, as the adapter takes them: made once per game and passed
-    #: on from version to version (an answer hands it to the adapter several times).
-    info: GameInfo
+    __slots__ = ("adapter", "event_count", "game_id", "info", "meta", "state", "version")
+
+    def __init__(
+        self,
+        game_id: str,
+        version: int,
+        state: Any,
+        event_count: int,
+        meta: GameMeta,
+        adapter: GameAdapter[Any],
+        info: GameInfo,
+    ) -> None:
+        self.game_id: Final = game_id
+        #: The store's version (the contract's minus one).
+        self.version: Final = version
+        self.state: Final[Any] = state
+        self.event_count: Final = event_count
+        self.meta: Final = meta
+        self.adapter: Final = adapter
+        #: The game id and the players, as the adapter takes them: made once per game and
+        #: passed on from version to version (an answer hands it to the adapter several times).
+        self.info: Final = info
 
     @classmethod
     def first_seen(
@@ -345,22 +369,32 @@ def _events(
     return cast(list[events_pb2.Event], _written_events(game, state, version, blobs, seat, MESSAGE))
 
 
-@dataclass(frozen=True, slots=True)
 class MoveReply:
     """``SubmitMove``'s answer, in the form a transport sends: :meth:`message`, or
     :meth:`written` in a form of :mod:`.forms` (JSON for HTTP, bytes for gRPC), which gives
     what writing the message would give without building it (the view and the events make up
-    most of a move's cost)."""
+    most of a move's cost). Immutable (see :class:`_Header`)."""
 
-    game: _Game
-    #: The state after the move (the answered one, for a retry).
-    state: Any
-    seat: int
-    #: The store's version of the move.
-    version: int
-    #: The move's log entry: its header blob, then its events.
-    entry: Sequence[bytes]
-    header: _Header | None = None
+    __slots__ = ("entry", "game", "header", "seat", "state", "version")
+
+    def __init__(
+        self,
+        game: _Game,
+        state: Any,
+        seat: int,
+        version: int,
+        entry: Sequence[bytes],
+        header: _Header | None = None,
+    ) -> None:
+        self.game: Final = game
+        #: The state after the move (the answered one, for a retry).
+        self.state: Final[Any] = state
+        self.seat: Final = seat
+        #: The store's version of the move.
+        self.version: Final = version
+        #: The move's log entry: its header blob, then its events.
+        self.entry: Final = entry
+        self.header: Final = header
 
     def message(self) -> service_pb2.SubmitMoveResponse:
         """The answer as a message."""
@@ -378,12 +412,14 @@ class MoveReply:
         return form.compose(_SUBMIT_MOVE_RESPONSE, values)
 
 
-@dataclass(frozen=True, slots=True)
 class ViewReply:
     """``GetGame``'s answer, as :class:`MoveReply`: the game as ``seat`` sees it now."""
 
-    game: _Game
-    seat: int | None
+    __slots__ = ("game", "seat")
+
+    def __init__(self, game: _Game, seat: int | None) -> None:
+        self.game: Final = game
+        self.seat: Final = seat
 
     def message(self) -> service_pb2.GetGameResponse:
         """The answer as a message."""
