@@ -8,10 +8,15 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from .processes import RefereeProcess
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "python" / "examples"
+#: A one-round game of this seed is played (no hand or field ends it at the deal)...
+SEED = 1
+#: ... and one of this seed ends at its deal (a hand wins it at once).
+OVER_AT_DEAL_SEED = 36
 
 
 def _run(script: str, *args: str) -> list[str]:
@@ -27,29 +32,57 @@ def _run(script: str, *args: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+def _create(referee: RefereeProcess, seed: int = SEED) -> tuple[str, list[str]]:
+    """A seeded one-round Koi-Koi game: its id and the seats' tokens."""
+    answer = httpx.post(
+        f"{referee.http_url}/v1/games",
+        json={
+            "kind": "GAME_KIND_KOI_KOI",
+            "players": ["ann", "bob"],
+            "koiKoi": {"rounds": 1},
+            "seed": str(seed),
+        },
+        timeout=5,
+    )
+    answer.raise_for_status()
+    created = answer.json()
+    return created["game"], created["playerTokens"]
+
+
 def _status(referee: RefereeProcess, game: str) -> str:
     answer = httpx.get(f"{referee.http_url}/v1/games/{game}", timeout=5)
     answer.raise_for_status()
     return str(answer.json()["view"]["status"])
 
 
-def test_the_http_example_plays_a_created_game_to_its_end(referee: RefereeProcess) -> None:
-    created = httpx.post(
-        f"{referee.http_url}/v1/games",
-        json={"kind": "GAME_KIND_KOI_KOI", "players": ["ann", "bob"], "koiKoi": {"rounds": 1}},
-        timeout=5,
-    ).json()
-    lines = _run("play_http.py", referee.http_url, created["game"], *created["playerTokens"])
-    assert len(lines) > 2  # moves, then the end
+def test_the_http_example_plays_a_game_to_its_end(referee: RefereeProcess) -> None:
+    game, tokens = _create(referee)
+    lines = _run("play_http.py", referee.http_url, game, *tokens)
+    assert all(line.startswith("seat ") for line in lines[:-1]) and len(lines) > 2
     assert lines[-1].startswith("GAME_STATUS_OVER")
-    assert _status(referee, created["game"]) == "GAME_STATUS_OVER"
+    assert _status(referee, game) == "GAME_STATUS_OVER"
 
 
-def test_the_grpc_example_shows_a_refusal_and_plays_its_game_to_the_end(
-    referee: RefereeProcess,
+@pytest.mark.parametrize(
+    ("seed", "refusal", "moves"),
+    [(SEED, "NOT_YOUR_TURN", True), (OVER_AT_DEAL_SEED, "GAME_OVER", False)],
+)
+def test_the_grpc_example_shows_a_refusal_and_plays_a_game_to_its_end(
+    referee: RefereeProcess, seed: int, refusal: str, moves: bool
 ) -> None:
+    game, tokens = _create(referee, seed)
+    lines = _run("play_grpc.py", referee.grpc_target, game, *tokens)
+    assert lines[0].endswith(f"refused: FAILED_PRECONDITION {refusal}")
+    assert all(line.startswith("seat ") for line in lines[1:-1])
+    assert (len(lines) > 3) is moves
+    assert lines[-1].startswith("GAME_STATUS_OVER: ann ")
+    assert _status(referee, game) == "GAME_STATUS_OVER"
+
+
+def test_the_grpc_example_plays_a_game_of_its_own(referee: RefereeProcess) -> None:
     lines = _run("play_grpc.py", referee.grpc_target)
     game = lines[0].removeprefix("created ")
-    assert lines[1].endswith("out of turn: FAILED_PRECONDITION NOT_YOUR_TURN")
+    # A random deal: the game may already be over at its deal (then any move is refused so).
+    assert lines[1].endswith(("NOT_YOUR_TURN", "GAME_OVER"))
     assert lines[-1].startswith("GAME_STATUS_OVER: ann ")
     assert _status(referee, game) == "GAME_STATUS_OVER"

@@ -3,7 +3,7 @@
 Usage: python play_grpc.py TARGET [GAME_ID TOKEN ...]  (TARGET as host:port, the tokens in seat
 order; without a game, it creates a Koi-Koi game of one round and plays that)
 
-Before the first move it submits one out of turn, to show what a refusal carries: the gRPC
+Before playing, it submits a move the referee refuses, to show what a refusal carries: the gRPC
 status and, in the rich status details, a ``google.rpc.ErrorInfo`` with the stable reason.
 Needs ``grpcio``, ``grpcio-status`` and the generated ``hanafuda.v1`` package (all installed
 with the service).
@@ -47,17 +47,24 @@ def create(stub: service_pb2_grpc.RefereeServiceStub) -> tuple[str, list[str]]:
 
 
 def show_a_refusal(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens: list[str]) -> None:
-    """The seat on turn's first legal move, submitted by another seat: how it is refused."""
-    turn = stub.GetGame(service_pb2.GetGameRequest(game=game)).view.turn
-    mover = stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(tokens[turn]))
-    idle = next(seat for seat in range(len(tokens)) if seat != turn)
+    """A move refused, and how the refusal reads: the first legal move of the seat on turn,
+    submitted by another seat (``NOT_YOUR_TURN``); or, when the game is already over (a
+    one-round game can end at its deal), any move (``GAME_OVER``)."""
+    views = [
+        stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(token)).view
+        for token in tokens
+    ]
+    mover = next((seat for seat, view in enumerate(views) if view.legal_moves), None)
+    if mover is None:
+        seat, move = 0, moves_pb2.Move(kind=moves_pb2.MOVE_KIND_STOP)
+    else:
+        seat, move = (mover + 1) % len(tokens), views[mover].legal_moves[0]
     try:
         stub.SubmitMove(
-            service_pb2.SubmitMoveRequest(game=game, move=mover.view.legal_moves[0]),
-            metadata=bearer(tokens[idle]),
+            service_pb2.SubmitMoveRequest(game=game, move=move), metadata=bearer(tokens[seat])
         )
     except grpc.RpcError as error:
-        print(f"seat {idle} out of turn: {error.code().name} {reason_of(error)}")
+        print(f"seat {seat} refused: {error.code().name} {reason_of(error)}")
 
 
 def play(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens: list[str]) -> None:
