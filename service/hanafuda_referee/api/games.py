@@ -229,6 +229,11 @@ class _Game:
             game_id, version, state, event_count, meta, adapter, GameInfo(game_id, meta.players)
         )
 
+    def at(self, version: int, state: Any, event_count: int) -> _Game:
+        """This game at store ``version``, where it holds ``state`` after ``event_count``
+        events (its id, meta, adapter and info stay)."""
+        return _Game(self.game_id, version, state, event_count, self.meta, self.adapter, self.info)
+
     @property
     def api_version(self) -> int:
         return self.version + 1
@@ -375,25 +380,15 @@ class MoveReply:
     what writing the message would give without building it (the view and the events make up
     most of a move's cost). Immutable (see :class:`_Header`)."""
 
-    __slots__ = ("entry", "game", "header", "seat", "state", "version")
+    __slots__ = ("entry", "game", "header", "seat")
 
-    def __init__(
-        self,
-        game: _Game,
-        state: Any,
-        seat: int,
-        version: int,
-        entry: Sequence[bytes],
-        header: _Header | None = None,
-    ) -> None:
+    def __init__(self, game: _Game, seat: int, entry: Sequence[bytes], header: _Header) -> None:
+        #: The game as the move left it (for a retry, as the answered move left it).
         self.game: Final = game
-        #: The state after the move (the answered one, for a retry).
-        self.state: Final[Any] = state
         self.seat: Final = seat
-        #: The store's version of the move.
-        self.version: Final = version
         #: The move's log entry: its header blob, then its events.
         self.entry: Final = entry
+        #: The entry's header, decoded.
         self.header: Final = header
 
     def message(self) -> service_pb2.SubmitMoveResponse:
@@ -403,11 +398,11 @@ class MoveReply:
     def written(self, form: Form[W]) -> W:
         """The answer in ``form``, composed from kept parts: in JSON or bytes, without the
         message."""
-        game, api_version = self.game, self.version + 1
+        game, api_version = self.game, self.game.api_version
         events = _written_events(
-            game, self.state, self.version, self.entry, self.seat, form, self.header
+            game, game.state, game.version, self.entry, self.seat, form, self.header
         )
-        view = game.adapter.written_view(self.state, self.seat, game.info, api_version, form)
+        view = game.adapter.written_view(game.state, self.seat, game.info, api_version, form)
         values = {"events": form.list(events), "view": view, "version": api_version}
         return form.compose(_SUBMIT_MOVE_RESPONSE, values)
 
@@ -682,16 +677,8 @@ class HostedGames:
                 now = self._now_ms()
                 header = _Header(now, game.event_count, seat, move)
                 entry = [header.encode(), *blobs]
-                after = _Game(
-                    game_id,
-                    game.version + 1,
-                    new_state,
-                    game.event_count + len(blobs),
-                    game.meta,
-                    game.adapter,
-                    game.info,
-                )
-                answer = MoveReply(after, new_state, seat, after.version, entry, header)
+                after = game.at(game.version + 1, new_state, game.event_count + len(blobs))
+                answer = MoveReply(after, seat, entry, header)
                 with store_failures(game_id):
                     result = await self._store.commit(
                         game_id,
@@ -745,7 +732,9 @@ class HostedGames:
             after = page[-1].version
         assert header is not None  # the loop read at least the answered version's entry
         _check_retry(header, seat, move, request_id)
-        return MoveReply(game, state, seat, version, blobs)
+        # The game as the answered move left it: its events numbered on from the entry's first.
+        answered = game.at(version, state, header.sequence + len(blobs) - 1)
+        return MoveReply(answered, seat, blobs, header)
 
     # -- watch ---------------------------------------------------------------------------------
 
