@@ -30,7 +30,7 @@ import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 import uvicorn
@@ -124,11 +124,22 @@ def _serve(grpc_port: int, http_port: int) -> None:
 # --- the load --------------------------------------------------------------------------------
 
 Call = Callable[[], Awaitable[None]]
+#: The HTTP route of each gRPC method, ``{}`` standing for its number argument.
+_ROUTES = {"Noop": "/noop", "Burn": "/burn/{}", "BurnIo": "/burn-io/{}", "Answer": "/answer/{}"}
 
 
-async def _lanes(make_call: Callable[[], Awaitable[Call]], lanes: int, seconds: float) -> int:
-    """Requests completed by ``lanes`` lanes in ``seconds``, one request at a time each."""
-    calls = [await make_call() for _ in range(lanes)]
+class Workload(NamedTuple):
+    """A request: the gRPC method (and its HTTP route, see ``_ROUTES``), the number it takes
+    (microseconds to burn, bytes to answer; none for the no-op), and whether it carries a
+    seat's token and request id."""
+
+    method: str
+    argument: int | None = None
+    seat: bool = False
+
+
+async def _lanes(calls: list[Call], seconds: float) -> int:
+    """Requests completed in ``seconds`` by one lane per call, one request at a time each."""
     stop = time.monotonic() + seconds
     done = 0
 
@@ -142,11 +153,12 @@ async def _lanes(make_call: Callable[[], Awaitable[Call]], lanes: int, seconds: 
     return done
 
 
-def _grpc_call(channel: grpc.aio.Channel, method: str, request: bytes, seat: bool) -> Call:
+def _grpc_call(channel: grpc.aio.Channel, workload: Workload) -> Call:
     stub: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
-        f"/{_SERVICE}/{method}"
+        f"/{_SERVICE}/{workload.method}"
     )
-    metadata = _SEAT_HEADERS if seat else None
+    request = b"" if workload.argument is None else str(workload.argument).encode()
+    metadata = _SEAT_HEADERS if workload.seat else None
 
     async def call() -> None:
         await stub(request, metadata=metadata)
@@ -154,10 +166,14 @@ def _grpc_call(channel: grpc.aio.Channel, method: str, request: bytes, seat: boo
     return call
 
 
-async def _http_call(port: int, path: str, seat: bool) -> Call:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    extra = "".join(f"{name}: {value}\r\n" for name, value in _SEAT_HEADERS) if seat else ""
-    request = f"GET {path} HTTP/1.1\r\nhost: bench\r\n{extra}\r\n".encode()
+def _http_call(
+    connection: tuple[asyncio.StreamReader, asyncio.StreamWriter], workload: Workload
+) -> Call:
+    reader, writer = connection
+    path = _ROUTES[workload.method].format(workload.argument)
+    extra = "".join(f"{name}: {value}\r\n" for name, value in _SEAT_HEADERS)
+    headers = extra if workload.seat else ""
+    request = f"GET {path} HTTP/1.1\r\nhost: bench\r\n{headers}\r\n".encode()
 
     async def call() -> None:
         writer.write(request)
@@ -169,34 +185,40 @@ async def _http_call(port: int, path: str, seat: bool) -> Call:
     return call
 
 
-def _workloads(args: argparse.Namespace) -> dict[str, tuple[str, str, bool]]:
-    """Per workload: the gRPC method and its request, the HTTP path, whether a seat's headers."""
+def _workloads(args: argparse.Namespace) -> dict[str, Workload]:
     return {
-        "noop": ("Noop", "/noop", False),
-        "metadata": ("Noop", "/noop", True),
-        "burn": (f"Burn:{args.burn}", f"/burn/{args.burn}", False),
-        "burn+io": (f"BurnIo:{args.burn}", f"/burn-io/{args.burn}", False),
-        "answer": (f"Answer:{args.answer_bytes}", f"/answer/{args.answer_bytes}", False),
+        "noop": Workload("Noop"),
+        "metadata": Workload("Noop", seat=True),
+        "burn": Workload("Burn", args.burn),
+        "burn+io": Workload("BurnIo", args.burn),
+        "answer": Workload("Answer", args.answer_bytes),
     }
 
 
-async def _measure(
-    args: argparse.Namespace, pid: int, transport: str, target: tuple[str, str, bool]
-) -> float:
-    """Server CPU microseconds per request of one workload."""
-    method_spec, path, seat = target
-    method, _, request = method_spec.partition(":")
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{args.grpc_port}") as channel:
+async def _cpu_per_request(args: argparse.Namespace, pid: int, calls: list[Call]) -> float:
+    """Server CPU microseconds per request of the lanes ``calls``, after a warm-up."""
+    await _lanes(calls, 0.5)
+    before = process_cpu_seconds(pid)
+    done = await _lanes(calls, args.duration)
+    return (process_cpu_seconds(pid) - before) / done * 1e6
 
-        async def make_call() -> Call:
-            if transport == "grpc":
-                return _grpc_call(channel, method, request.encode(), seat)
-            return await _http_call(args.http_port, path, seat)
 
-        await _lanes(make_call, args.lanes, 0.5)  # warm-up
-        before = process_cpu_seconds(pid)
-        done = await _lanes(make_call, args.lanes, args.duration)
-        return (process_cpu_seconds(pid) - before) / done * 1e6
+async def _measure(args: argparse.Namespace, pid: int, transport: str, workload: Workload) -> float:
+    """Server CPU microseconds per request of one workload over ``transport``: one channel
+    for the gRPC lanes, one keep-alive connection per HTTP lane."""
+    if transport == "grpc":
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{args.grpc_port}") as channel:
+            calls = [_grpc_call(channel, workload) for _ in range(args.lanes)]
+            return await _cpu_per_request(args, pid, calls)
+    connections = [
+        await asyncio.open_connection("127.0.0.1", args.http_port) for _ in range(args.lanes)
+    ]
+    try:
+        calls = [_http_call(connection, workload) for connection in connections]
+        return await _cpu_per_request(args, pid, calls)
+    finally:
+        for _, writer in connections:
+            writer.close()
 
 
 def main() -> None:
@@ -221,8 +243,8 @@ def main() -> None:
     try:
         for _ in range(args.runs):
             for transport in ("http", "grpc"):
-                for name, target in workloads.items():
-                    cost = uvloop.run(_measure(args, server.pid, transport, target))
+                for name, workload in workloads.items():
+                    cost = uvloop.run(_measure(args, server.pid, transport, workload))
                     costs.setdefault((transport, name), []).append(cost)
     finally:
         server.terminate()

@@ -34,6 +34,16 @@ def reason_of(error: grpc.RpcError) -> str:
     return ""
 
 
+def views_of(
+    stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens: list[str]
+) -> list[game_pb2.GameView]:
+    """The game as each seat sees it, in seat order."""
+    return [
+        stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(token)).view
+        for token in tokens
+    ]
+
+
 def create(stub: service_pb2_grpc.RefereeServiceStub) -> tuple[str, list[str]]:
     """A new Koi-Koi game of one round: its id and the seats' tokens."""
     created = stub.CreateGame(
@@ -50,10 +60,7 @@ def show_a_refusal(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens:
     """A move refused, and how the refusal reads: the first legal move of the seat on turn,
     submitted by another seat (``NOT_YOUR_TURN``); or, when the game is already over (a
     one-round game can end at its deal), any move (``GAME_OVER``)."""
-    views = [
-        stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(token)).view
-        for token in tokens
-    ]
+    views = views_of(stub, game, tokens)
     mover = next((seat for seat, view in enumerate(views) if view.legal_moves), None)
     if mover is None:
         seat, move = 0, moves_pb2.Move(kind=moves_pb2.MOVE_KIND_STOP)
@@ -70,10 +77,7 @@ def show_a_refusal(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens:
 def play(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens: list[str]) -> None:
     """Each seat with a legal move plays the first one, until the game is over."""
     while True:
-        views = [
-            stub.GetGame(service_pb2.GetGameRequest(game=game), metadata=bearer(token)).view
-            for token in tokens
-        ]
+        views = views_of(stub, game, tokens)
         if views[0].status != game_pb2.GAME_STATUS_IN_PROGRESS:
             final = views[0]
             scores = ", ".join(f"{s.name} {s.score}" for s in final.seats)
