@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 import pytest
 
@@ -64,6 +65,17 @@ async def test_empty_state_meta_and_events_are_stored_faithfully(store: GameStor
     assert await store.events("empty", -1, 10) == [VersionedEvents(0, [])]
 
 
+async def test_mutable_bytes_are_stored_as_they_were_when_passed(store: GameStore) -> None:
+    # Typed bytes, but the stores take any binary value, as an immutable copy.
+    state_buffer: Any = bytearray(b"state")
+    event_buffer: Any = bytearray(b"event")
+    meta: Any = memoryview(b"meta")
+    await store.create("g1", state_buffer, meta, [event_buffer])
+    state_buffer[:] = event_buffer[:] = b"edited"
+    assert await store.load("g1") == GameRecord(0, b"state", b"meta")
+    assert await store.events("g1", -1, 10) == [VersionedEvents(0, [b"event"])]
+
+
 async def test_invalid_arguments_are_refused(store: GameStore) -> None:
     for bad_id in ["", "a{b", "a}b", "x" * 65, "has space", "star*", "é"]:
         with pytest.raises(ValueError, match="game id"):
@@ -72,6 +84,11 @@ async def test_invalid_arguments_are_refused(store: GameStore) -> None:
         await store.create("g1", b"s", b"m", b"not-a-list")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         await store.create("g1", "text", b"m", [])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        await store.create("g1", b"s", b"m", bytearray(b"one-value"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        await store.create("g1", b"s", b"m", [b"ok", "text"])  # type: ignore[list-item]
+    assert await store.load("g1") is None
     await make_game(store)
     with pytest.raises(ValueError, match="request id"):
         await store.commit("g1", 0, b"s", [], "", b"")

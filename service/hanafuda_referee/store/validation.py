@@ -21,6 +21,10 @@ __all__ = [
 MAX_GAME_ID_LENGTH = 64
 MAX_REQUEST_ID_LENGTH = 128
 _FORBIDDEN_IN_GAME_ID = frozenset("{}*?[]\\")
+#: What :func:`check_bytes` accepts. A tuple: compiled, ``bytes | bytearray | memoryview`` in the
+#: ``isinstance`` call would build a union type on every call.
+_BINARY = (bytes, bytearray, memoryview)
+_BINARY_OR_TEXT = (*_BINARY, str)
 
 
 def check_game_id(game_id: str) -> str:
@@ -48,17 +52,27 @@ def check_request_id(request_id: str | None) -> str | None:
 
 
 def check_bytes(name: str, value: object) -> bytes:
-    """``value`` as immutable bytes, or :class:`TypeError`."""
-    if not isinstance(value, bytes | bytearray | memoryview):
+    """``value`` as immutable bytes, or :class:`TypeError`.
+
+    >>> check_bytes("state", bytearray(b"ok"))
+    b'ok'
+    """
+    if type(value) is bytes:
+        return value  # already immutable: no copy (every caller on a move's path)
+    if not isinstance(value, _BINARY):
         raise TypeError(f"{name} must be bytes, not {type(value).__name__}")
     return bytes(value)
 
 
-def check_events(events: Sequence[bytes]) -> tuple[bytes, ...]:
-    """The events of one move as a tuple of bytes; refuses a lone bytes value or non-bytes."""
-    if isinstance(events, bytes | bytearray | memoryview | str):
+def check_events(events: Sequence[object]) -> tuple[bytes, ...]:
+    """The events of one move as a tuple of bytes; refuses a lone bytes value or non-bytes.
+
+    Its items are typed ``object``, not ``bytes``: compiled, a ``bytes`` item would be
+    type-checked before :func:`check_bytes` sees it, refusing a ``bytearray`` the sources accept.
+    """
+    if isinstance(events, _BINARY_OR_TEXT):
         raise TypeError("events is a sequence of bytes values, not one value")
-    return tuple(check_bytes("event", event) for event in events)
+    return tuple([check_bytes("event", event) for event in events])
 
 
 def check_range(after_version: int, limit: int) -> None:
