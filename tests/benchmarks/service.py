@@ -34,7 +34,11 @@ channel per process, each lane one call at a time. Its own ceiling is measured t
 no-op workload against bare stub servers in a separate process (a raw asyncio HTTP responder, a
 ``grpc.aio`` server with only the no-op), and the CPU used by the server, Redis and the clients is
 shown for every measurement: a line whose clients use their cores fully is bounded by the
-generator, not the service. On a 2-core machine the server, Redis and the clients share the cores.
+generator, not the service. On a 2-core machine the server, Redis and the clients share the cores;
+``--pin`` gives the server a core of its own (every thread of it, and the ceiling's stub servers)
+and puts Redis (a private one) and the load generator on the others, so that neither the clients
+nor Redis take the server's core away in the middle of a request: with the cores shared, those
+moments make most of the p99 at half load.
 
 Run from the repository root::
 
@@ -611,6 +615,33 @@ def redis_cpu_seconds(client: redis.Redis) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
+@dataclass(frozen=True)
+class Cores:
+    """With ``--pin``: the core the server under test runs on, and the cores of everything
+    else this script starts or runs (Redis, the load generator, this process)."""
+
+    server: frozenset[int]
+    others: frozenset[int]
+
+    @staticmethod
+    def split() -> Cores:
+        """The last core this process may use for the server, the rest for the others."""
+        if not hasattr(os, "sched_setaffinity"):
+            sys.exit("--pin needs Linux (os.sched_setaffinity)")
+        usable = sorted(os.sched_getaffinity(0))
+        if len(usable) < 2:
+            sys.exit("--pin needs at least 2 cores")
+        return Cores(frozenset(usable[-1:]), frozenset(usable[:-1]))
+
+
+def pin(pid: int, cores: frozenset[int]) -> None:
+    """Keep every thread of process ``pid`` on ``cores``: a thread's affinity is its own, and
+    grpc's poller threads exist once its server has started (threads started later inherit it)."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+            os.sched_setaffinity(int(task.name), cores)
+
+
 @dataclass
 class Target:
     """Where the load goes, and what can be watched while it does."""
@@ -820,7 +851,7 @@ def stub_main(http_port: int, grpc_port: int, ready: Any, stop: Any) -> None:
 
 
 def measure_ceiling(
-    transports: Sequence[str], spec: WorkerSpec, processes: int
+    transports: Sequence[str], spec: WorkerSpec, processes: int, cores: Cores | None
 ) -> dict[str, Measurement]:
     context = multiprocessing.get_context("spawn")
     ready, stop = context.Event(), context.Event()
@@ -830,6 +861,8 @@ def measure_ceiling(
     try:
         if not ready.wait(60):
             raise RuntimeError("the stub servers did not start")
+        if cores is not None and stub.pid is not None:
+            pin(stub.pid, cores.server)
         target = Target(("127.0.0.1", http_port), f"127.0.0.1:{grpc_port}", stub.pid, None)
         return {
             transport: measure(
@@ -867,6 +900,11 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--memory-games", type=int, default=2000, help="0 skips the measure")
     parser.add_argument("--no-ceiling", action="store_true", help="skip the generator ceiling")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="run the server on a core of its own, Redis and the clients on the others (Linux)",
+    )
     parser.add_argument("--log-level", default="INFO", help="the started server's log level")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--redis-url", help="use this Redis instead of a private redis-server")
@@ -882,6 +920,8 @@ def _arguments() -> argparse.Namespace:
     args = parser.parse_args()
     if (args.http_url is None) != (args.grpc_target is None):
         parser.error("--http-url and --grpc-target go together")
+    if args.pin and args.http_url is not None:
+        parser.error("--pin places a server this script starts, not a running one")
     return args
 
 
@@ -895,8 +935,11 @@ class Deployment:
     description: str
 
 
-def deploy(args: argparse.Namespace, stack: contextlib.ExitStack) -> Deployment:
-    """Start (or find) the server under test, and say what it is."""
+def deploy(
+    args: argparse.Namespace, stack: contextlib.ExitStack, cores: Cores | None
+) -> Deployment:
+    """Start (or find) the server under test, and say what it is; with ``cores``, move the
+    server to its core (it starts on the others, as Redis does, see :func:`main`)."""
     raw = redis.Redis.from_url(args.redis_url) if args.redis_url else None
     if args.http_url is not None:
         url = urlsplit(args.http_url)
@@ -932,6 +975,8 @@ def deploy(args: argparse.Namespace, stack: contextlib.ExitStack) -> Deployment:
     server.start()
     stack.callback(server.stop)
     pid = server.process.pid if server.process else None
+    if cores is not None and pid is not None:
+        pin(pid, cores.server)
     target = Target(("127.0.0.1", server.http_port), server.grpc_target, pid, raw)
     version = raw.info("server")["redis_version"]
     description = (
@@ -939,11 +984,26 @@ def deploy(args: argparse.Namespace, stack: contextlib.ExitStack) -> Deployment:
         f"on, log level {args.log_level}, JSON log lines to a file), Redis {version} {where}, "
         f"key prefix {prefix}"
     )
+    if cores is not None:
+        description += (
+            f"; pinned: the server on core {_core_list(cores.server)}, "
+            f"{'Redis and ' if args.redis_url is None else ''}"
+            f"the load generator on {_core_list(cores.others)}"
+        )
     return Deployment(target, redis_url, prefix, description)
+
+
+def _core_list(cores: frozenset[int]) -> str:
+    return ",".join(str(core) for core in sorted(cores))
 
 
 def main() -> None:
     args = _arguments()
+    cores = Cores.split() if args.pin else None
+    if cores is not None:
+        # Every process started from here on inherits these cores: the load generator's, a
+        # private Redis, and the server until deploy() moves it to its own.
+        os.sched_setaffinity(0, cores.others)
     transports: list[str] = args.transport or ["http", "grpc"]
     workloads: list[str] = args.workload or list(WORKLOADS)
     base = WorkerSpec(
@@ -970,7 +1030,7 @@ def main() -> None:
         f"then {args.duration:g} s measured per figure"
     )
     with contextlib.ExitStack() as stack:
-        deployment = deploy(args, stack)
+        deployment = deploy(args, stack, cores)
         target = deployment.target
         print(f"server: {deployment.description}")
 
@@ -1000,7 +1060,7 @@ def main() -> None:
 
         if not args.no_ceiling:
             print("\ngenerator ceiling (the no-op workload against bare stub servers)")
-            for transport, m in measure_ceiling(transports, base, args.processes).items():
+            for transport, m in measure_ceiling(transports, base, args.processes, cores).items():
                 print(describe(transport, "stub no-op", m).replace("server", "stub"))
 
 
