@@ -201,7 +201,7 @@ class _Game:
         event_count: int,
         meta: GameMeta,
         adapter: GameAdapter[Any],
-        info: GameInfo,
+        info: GameInfo | None = None,
     ) -> None:
         self.game_id: Final = game_id
         #: The store's version (the contract's minus one).
@@ -210,24 +210,10 @@ class _Game:
         self.event_count: Final = event_count
         self.meta: Final = meta
         self.adapter: Final = adapter
-        #: The game id and the players, as the adapter takes them: made once per game and
-        #: passed on from version to version (an answer hands it to the adapter several times).
-        self.info: Final = info
-
-    @classmethod
-    def first_seen(
-        cls,
-        game_id: str,
-        version: int,
-        state: Any,
-        event_count: int,
-        meta: GameMeta,
-        adapter: GameAdapter[Any],
-    ) -> _Game:
-        """A game this process has just read or created."""
-        return cls(
-            game_id, version, state, event_count, meta, adapter, GameInfo(game_id, meta.players)
-        )
+        #: The game id and the players, as the adapter takes them: made when this process
+        #: first sees the game (``info`` not given) and passed on from version to version by
+        #: :meth:`at` (an answer hands it to the adapter several times).
+        self.info: Final = GameInfo(game_id, meta.players) if info is None else info
 
     def at(self, version: int, state: Any, event_count: int) -> _Game:
         """This game at store ``version``, where it holds ``state`` after ``event_count``
@@ -505,7 +491,7 @@ class HostedGames:
         count, engine_state = _unwrap_state(state)
         with engine_refusals():
             decoded = adapter.decode_state(engine_state)
-        return _Game.first_seen(game_id, version, decoded, count, meta, adapter)
+        return _Game(game_id, version, decoded, count, meta, adapter)
 
     async def _load(self, game_id: str) -> _Game:
         with store_failures(game_id):
@@ -586,7 +572,7 @@ class HostedGames:
         else:
             raise ApiError("UNAVAILABLE", "could not allocate a game id; retry")
         annotate(game=game_id)
-        game = _Game.first_seen(game_id, 0, state, len(blobs), meta, adapter)
+        game = _Game(game_id, 0, state, len(blobs), meta, adapter)
         self._cache.put(game)
         return service_pb2.CreateGameResponse(
             game=game_id,
