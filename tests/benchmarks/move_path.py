@@ -1,12 +1,18 @@
 """The service's own cost of a move, without a transport or Redis: a script, not a test.
 
 Records complete default Koi-Koi games played by random legal moves (memory store), then
-replays their moves against fresh games through the referee as the transports call it:
+replays their moves against new games through the referee as the transports call it:
 ``Referee.SubmitMoveReply`` (token check, rules, events, the store's commit in memory, the
 canonical log line to a null sink) and the answer written in one form (``json`` for HTTP,
 ``wire`` for gRPC). Prints microseconds per move, the median of several runs, by the wall clock
 and by CPU time, next to a baseline measured in the same run (``json.dumps`` of a small dict),
 with the command that reproduces it.
+
+Each run replays games this process has never seen, as a server sees a new game: they are
+recorded in a child process, one slice of ``--games`` per run and one more replayed first as a
+warm-up. Replaying the games a process recorded, or replayed before, finds their answers'
+parts in the writers' caches and prices a move 10 to 15% lower; ``--same-games`` measures
+that case (every run replays the games the process itself recorded).
 
 ``--through http`` replays the same moves through the HTTP app instead (the Litestar app the
 server runs, called as an ASGI app in process: no server, no socket), next to its no-op
@@ -29,11 +35,13 @@ import argparse
 import asyncio
 import gc
 import json
+import multiprocessing
 import os
 import random
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from google.protobuf import json_format
@@ -60,10 +68,12 @@ def _create(seed: int) -> service_pb2.CreateGameRequest:
     )
 
 
-async def record(referee: Referee, games: int, rng: random.Random) -> list[Recorded]:
+async def record(
+    referee: Referee, games: int, rng: random.Random, first_seed: int = 1
+) -> list[Recorded]:
     """Games played to the end by random legal moves, each as its seed and moves."""
     recorded: list[Recorded] = []
-    for seed in range(1, games + 1):
+    for seed in range(first_seed, first_seed + games):
         created = await referee.CreateGame(_create(seed), Caller())
         tokens, view, moves = list(created.player_tokens), created.view, []
         while view.status != game_pb2.GAME_STATUS_OVER:
@@ -76,6 +86,30 @@ async def record(referee: Referee, games: int, rng: random.Random) -> list[Recor
             view = (await referee.SubmitMove(request, caller)).view
         recorded.append((seed, moves))
     return recorded
+
+
+def _record_here(first_seed: int, games: int, rng_seed: int) -> list[tuple[int, list[bytes]]]:
+    """:func:`record` in this process, on a referee of its own, from seed ``first_seed`` on;
+    each move as its seat byte and serialized message (they cross to the parent process)."""
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the child's log lines go nowhere
+    configure_logging("json", "INFO")
+    referee = Referee(MemoryStore(), allow_testing=True)
+    recorded = asyncio.run(record(referee, games, random.Random(rng_seed), first_seed))
+    return [
+        (seed, [bytes([s]) + m.SerializeToString() for s, m in moves]) for seed, moves in recorded
+    ]
+
+
+def record_elsewhere(slices: int, games: int, rng_seed: int) -> list[list[Recorded]]:
+    """``slices`` lists of ``games`` recorded games each, all different, recorded in a child
+    process: this one has never seen them, nor their answers."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as child:
+        raw = child.submit(_record_here, 1, slices * games, rng_seed).result()
+    recorded: list[Recorded] = [
+        (seed, [(m[0], moves_pb2.Move.FromString(m[1:])) for m in moves]) for seed, moves in raw
+    ]
+    return [recorded[i * games : (i + 1) * games] for i in range(slices)]
 
 
 async def replay(referee: Referee, recorded: list[Recorded], form: str) -> tuple[float, float, int]:
@@ -207,6 +241,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--form", choices=sorted(FORMS), default="json")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--same-games",
+        action="store_true",
+        help="every run replays the games this process recorded (warm caches)",
+    )
+    parser.add_argument(
         "--through",
         choices=("referee", "http"),
         default="referee",
@@ -229,16 +268,24 @@ def main(argv: list[str] | None = None) -> None:
             app = create_app(referee)
             for handler in benchmark_endpoints.http_handlers(store):
                 app.register(handler)
-        recorded = await record(referee, args.games, random.Random(args.seed))
+        if args.same_games:
+            recorded = await record(referee, args.games, random.Random(args.seed))
+            slices = [recorded] * (args.runs + 1)
+        else:
+            slices = record_elsewhere(args.runs + 1, args.games, args.seed)
         walls, cpus, yardsticks, noops = [], [], [], []
-        count = 0
-        for _ in range(args.runs):
+        count = moves = 0
+        for run, recorded in enumerate(slices):
             gc.collect()
             if app is None:
                 wall, cpu, count = await replay(referee, recorded, args.form)
             else:
                 wall, cpu, count = await replay_http(referee, app, recorded)
                 noops.append(await noop_http(app))
+            if run == 0:  # the warm-up
+                noops.clear()
+                continue
+            moves += count
             walls.append(wall / count * 1e6)
             cpus.append(cpu / count * 1e6)
             yardsticks.append(baseline())
@@ -250,7 +297,9 @@ def main(argv: list[str] | None = None) -> None:
             else "POST /v1/games/{game}/moves through the HTTP app"
         )
         print(
-            f"{count} moves per run, {args.runs} runs; us per move ({what}): "
+            f"{moves} moves in {args.runs} run{'' if args.runs == 1 else 's'} "
+            f"({'the same games each run' if args.same_games else 'new games each run'}); "
+            f"us per move ({what}): "
             f"wall {_median(walls):.1f}, cpu {_median(cpus):.1f}; "
             f"baseline json.dumps {_median(yardsticks):.2f} us, "
             f"ratio move/baseline {_median(cpus) / _median(yardsticks):.1f}"
@@ -269,6 +318,7 @@ def _command(args: argparse.Namespace) -> str:
     return (
         f"{sys.executable} -m tests.benchmarks.move_path --games {args.games} "
         f"--runs {args.runs} --form {args.form} --seed {args.seed} --through {args.through}"
+        + (" --same-games" if args.same_games else "")
     )
 
 
