@@ -88,11 +88,18 @@ async def record(
     return recorded
 
 
+def _log_to_nowhere() -> None:
+    """The canonical log lines written as in production, to a stream that drops them (the
+    logging chain keeps the stdout of the moment it is configured; prints still go out)."""
+    out, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - open until the end
+    configure_logging("json", "INFO")
+    sys.stdout = out
+
+
 def _record_here(first_seed: int, games: int, rng_seed: int) -> list[tuple[int, list[bytes]]]:
     """:func:`record` in this process, on a referee of its own, from seed ``first_seed`` on;
     each move as its seat byte and serialized message (they cross to the parent process)."""
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the child's log lines go nowhere
-    configure_logging("json", "INFO")
+    _log_to_nowhere()
     referee = Referee(MemoryStore(), allow_testing=True)
     recorded = asyncio.run(record(referee, games, random.Random(rng_seed), first_seed))
     return [
@@ -255,10 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.through == "http" and args.form != "json":
         parser.error("--through http answers in JSON (--form json)")
 
-    # The canonical log lines are written as in production, to a stdout that drops them.
-    out, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - open until the end
-    configure_logging("json", "INFO")
-    sys.stdout = out
+    _log_to_nowhere()
 
     async def measure() -> None:
         store = MemoryStore()
@@ -281,10 +285,10 @@ def main(argv: list[str] | None = None) -> None:
                 wall, cpu, count = await replay(referee, recorded, args.form)
             else:
                 wall, cpu, count = await replay_http(referee, app, recorded)
-                noops.append(await noop_http(app))
             if run == 0:  # the warm-up
-                noops.clear()
                 continue
+            if app is not None:
+                noops.append(await noop_http(app))
             moves += count
             walls.append(wall / count * 1e6)
             cpus.append(cpu / count * 1e6)
