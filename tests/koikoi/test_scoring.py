@@ -536,6 +536,36 @@ def test_viewing_one_per_round_does_not_drop_tsukifuda() -> None:
     assert list(found.values()) == [5]
 
 
+@pytest.mark.parametrize("preset", ["fudawiki", "koikoi-japan"])
+def test_extra_on_a_special_yaku_is_taken_and_counts_nothing(preset: str) -> None:
+    # Every entry's bonus can be overridden (RULES.md 1.4); a special yaku needs every card it
+    # can have, so there is never a card beyond them to count. Month 9 holds the sake cup: the
+    # capture forms both viewing yaku and tsukifuda, next to more lights, animals and plains.
+    captured = cards(
+        "cherry-curtain",
+        "susuki-moon",
+        "pine-crane",
+        SAKE,
+        "chrysanthemum-ribbon",
+        "chrysanthemum-plain-1",
+        "chrysanthemum-plain-2",
+        "maple-deer",
+        "plum-plain-1",
+    )
+    specials = ("hanami-zake", "tsukimi-zake", "tsukifuda")
+    plain = rules_of(preset, yaku={y: {"enabled": True, "points": 4} for y in specials})
+    extra = rules_of(
+        preset, yaku={y: {"enabled": True, "points": 4, "extra": True} for y in specials}
+    )
+    assert all(extra.yaku_rule(y).extra for y in specials)
+    for calls in (0, 1):
+        found = counted(extra, captured, month=9, calls=calls)
+        assert found == counted(plain, captured, month=9, calls=calls)
+        assert {y: found[y] for y in specials} == {
+            y: 4 if preset == "fudawiki" or not calls or y == "tsukifuda" else 3 for y in specials
+        }
+
+
 WILLOW_CARDS = ("willow-rainman", "willow-swallow", "willow-ribbon", "willow-lightning")
 
 
@@ -1131,7 +1161,6 @@ _ENUMS: dict[str, tuple[str, ...]] = {
     "rain_spoils_viewing": ("off", "any-willow", "rain-man"),
 }
 _SWITCHES = ("akatan_aotan_stacks", "yellow_paulownia_double", "five_to_six", "grand_yaku_fifteen")
-_GROUP_YAKU = ("inoshikacho", "tane", "akatan-aotan", "akatan", "aotan", "tan", "kasu")
 
 
 @st.composite
@@ -1152,7 +1181,7 @@ def scoring_overrides(draw: st.DrawFn) -> dict[str, Any]:
             setting["points"] = draw(st.integers(0, 16))
         if draw(st.booleans()):
             setting["points_after_koikoi"] = draw(st.integers(0, 16))
-        if yaku_id in _GROUP_YAKU and draw(st.booleans()):
+        if draw(st.booleans()):
             setting["extra"] = draw(st.booleans())
         yaku[yaku_id] = setting
     if yaku:

@@ -113,8 +113,6 @@ _BOOL_OPTIONS = (
     "last_turn_koikoi",
 )
 
-_SPECIAL_YAKU = frozenset(("hanami-zake", "tsukimi-zake", "tsukifuda"))
-
 
 @dataclass(frozen=True, slots=True)
 class YakuRule:
@@ -387,13 +385,6 @@ def _override_yaku(table: tuple[YakuRule, ...], value: Any) -> tuple[YakuRule, .
                     raise RulesError(
                         Reason.BAD_OPTION_VALUE,
                         f"option {option!r} cannot be {setting!r}; allowed: true, false",
-                        option,
-                    )
-                if key == "extra" and setting and yaku_id in _SPECIAL_YAKU:
-                    raise RulesError(
-                        Reason.BAD_OPTION_VALUE,
-                        f"option {option!r} cannot be true; allowed: false (a special yaku "
-                        "has no extra cards to count)",
                         option,
                     )
             elif key in ("points", "points_after_koikoi"):

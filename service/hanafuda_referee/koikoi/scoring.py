@@ -176,6 +176,8 @@ def _formed(rules: KoiKoiRules, captured: int, month: int, calls: int) -> list[Y
             plains |= captured & _SAKE
         add("kasu", plains, n_plains - 10)
 
+    # A special yaku needs every card it can have: `extra` may be set on it (the spec lets every
+    # entry's bonus be overridden), and counts nothing.
     spoil = {"off": 0, "any-willow": WILLOWS, "rain-man": _RAINMAN}[rules.rain_spoils_viewing]
     if rules.viewing != "off" and captured & _SAKE and not captured & spoil:
         if captured & _CURTAIN:
