@@ -30,11 +30,17 @@ FIRST_DEALER_STREAM = _STREAMS_PER_SEED - 1
 
 
 class Deal(NamedTuple):
-    """One deal: each seat's hand, the field, and the stock with its top card first."""
+    """One deal: each seat's hand, the field, and the stock with its top card first.
+
+    ``stock_after_drops`` is for a game where some participants drop their hands before play
+    (Hachi-Hachi with 4 to 6): the stock once the dropped hands have joined it, top card first,
+    or empty to leave that order to the game's seed.
+    """
 
     hands: tuple[tuple[int, ...], ...]
     field: tuple[int, ...]
     stock: tuple[int, ...]
+    stock_after_drops: tuple[int, ...] = ()
 
     def hand_masks(self) -> tuple[int, ...]:
         return tuple(mask_of(h) for h in self.hands)
@@ -81,10 +87,25 @@ def deal_from_deck(deck: Sequence[int], seats: int, hand_size: int, field_size: 
     return Deal(hands, tuple(deck[at : at + field_size]), tuple(deck[at + field_size :]))
 
 
-def check_deal(deal: Deal, seats: int, hand_size: int, field_size: int) -> Deal:
+def check_deal(
+    deal: Deal, seats: int, hand_size: int, field_size: int, players: int | None = None
+) -> Deal:
     """A prepared deal, validated: the right sizes, and the 48 cards each exactly once.
 
+    ``players`` is how many of the ``seats`` play once the others have dropped their hands
+    (None: every seat plays). Only then may the deal have a stock after the drops, which must
+    hold the stock and whole hands, as many as drop: ``seats - players``.
+
     Raises :class:`RulesError` with ``BAD_DEAL`` saying what is wrong.
+
+    >>> deal = shuffled_deal(seed=1, number=0, seats=4, hand_size=7, field_size=6)
+    >>> after = deal.hands[2] + deal.stock
+    >>> check_deal(deal._replace(stock_after_drops=after), 4, 7, 6, players=3) is not None
+    True
+    >>> check_deal(deal._replace(stock_after_drops=after[1:] + after[:1]), 4, 7, 6)
+    Traceback (most recent call last):
+    ...
+    hanafuda_referee.errors.RulesError: a stock after drops needs participants who drop
     """
     if len(deal.hands) != seats:
         raise RulesError(Reason.BAD_DEAL, f"a deal needs {seats} hands, got {len(deal.hands)}")
@@ -112,8 +133,41 @@ def check_deal(deal: Deal, seats: int, hand_size: int, field_size: int) -> Deal:
             Reason.BAD_DEAL,
             f"a deal holds all 48 cards; missing: {', '.join(Card(c).code for c in missing)}",
         )
+    if deal.stock_after_drops:
+        _check_stock_after_drops(deal, seats - (seats if players is None else players))
     return Deal(
         tuple(tuple(int(c) for c in h) for h in deal.hands),
         tuple(int(c) for c in deal.field),
         tuple(int(c) for c in deal.stock),
+        tuple(int(c) for c in deal.stock_after_drops),
     )
+
+
+def _check_stock_after_drops(deal: Deal, dropping: int) -> None:
+    """The stock after drops of a deal whose cards are checked: the stock's cards and those of
+    ``dropping`` whole hands, each once (with its size right, whole hands leave no room for a
+    field card)."""
+    if dropping <= 0:
+        raise RulesError(Reason.BAD_DEAL, "a stock after drops needs participants who drop")
+    after = deal.stock_after_drops
+    size = len(deal.stock) + dropping * len(deal.hands[0])
+    if len(after) != size:
+        raise RulesError(
+            Reason.BAD_DEAL, f"the stock after drops needs {size} cards, got {len(after)}"
+        )
+    bad = [c for c in after if not 1 <= c <= 48]
+    if bad:
+        raise RulesError(Reason.BAD_DEAL, f"not a card number: {bad[0]}")
+    held = mask_of(after)
+    if held.bit_count() != len(after):
+        raise RulesError(Reason.BAD_DEAL, "the stock after drops holds a card twice")
+    stock = mask_of(deal.stock)
+    if held & stock != stock:
+        raise RulesError(Reason.BAD_DEAL, "the stock after drops lacks cards of the stock")
+    for seat, hand in enumerate(deal.hands):
+        part = held & mask_of(hand)
+        if part and part != mask_of(hand):
+            raise RulesError(
+                Reason.BAD_DEAL,
+                f"the stock after drops holds part of hand {seat}: dropped hands join it whole",
+            )

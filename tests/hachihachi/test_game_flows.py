@@ -5,7 +5,7 @@ Money is in half points: 35 points are 70 halves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 import pytest
@@ -446,6 +446,106 @@ def test_the_drop_shuffle_is_deterministic_and_hides_the_dropped_cards() -> None
         assert "stock" not in seen._fields and "aside" not in seen._fields
     # The drop events name seats and fees, never a card.
     assert events[0] == ev.Dropped(0, 20 * a.multiplier, False)
+
+
+def _four_seat_deal() -> Deal:
+    """A prepared 4-participant deal (small field, no teyaku) and a stock after drops that
+    puts hand 1 into the stock, in an order no shuffle is likely to give."""
+    prepared = deal(quiet_hands({}, SMALL_FIELD, seats=4), SMALL_FIELD)
+    after = tuple(reversed(prepared.hands[1] + prepared.stock))
+    return prepared._replace(stock_after_drops=after)
+
+
+def test_a_prepared_stock_after_drops_is_drawn_when_its_hand_is_the_one_dropped() -> None:
+    prepared = _four_seat_deal()
+    state, _ = new_game(RULES, seed=4, participants=4, deals=[prepared], first_dealer=0)
+    assert state.stock == prepared.stock
+    state, _ = apply(state, 0, JOIN)
+    state, _ = apply(state, 1, DROP)
+    assert state.players == (0, 2, 3)
+    assert state.stock == prepared.stock_after_drops and state.stock_pos == 0
+    # The first draw is its top card.
+    state, events = apply(state, 0, legal_moves(state, 0)[0])
+    assert of(events, ev.CardDrawn)[0].card == prepared.stock_after_drops[0]
+
+
+def test_a_prepared_stock_after_drops_is_ignored_when_other_hands_drop() -> None:
+    prepared = _four_seat_deal()
+    plain = prepared._replace(stock_after_drops=())
+    ends = []
+    for d in (prepared, plain):
+        state, _ = new_game(RULES, seed=4, participants=4, deals=[d], first_dealer=0)
+        for seat, move in ((0, JOIN), (1, JOIN), (2, DROP)):
+            state, _ = apply(state, seat, move)
+        ends.append(state)
+    # The seed shuffled hand 2 into the stock, as it does without a stock after drops.
+    assert ends[0].stock == ends[1].stock != prepared.stock_after_drops
+    assert mask_of(ends[0].stock) == mask_of(prepared.stock) | mask_of(prepared.hands[2])
+    assert ends[0].players == (0, 1, 3)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d, a: a[:-1], "needs 21 cards, got 20"),
+        (lambda d, a: a[:-1] + a[:1], "holds a card twice"),
+        (lambda d, a: a[1:] + d.field[:1], "lacks cards of the stock"),
+        (lambda d, a: d.hands[1][:6] + d.hands[2][:1] + d.stock, "holds part of hand 1"),
+        (lambda d, a: (*a[:-1], 49), "not a card number: 49"),
+    ],
+    ids=["short", "twice", "stock-card-missing", "part-of-a-hand", "not-a-card"],
+)
+def test_a_bad_stock_after_drops_is_refused(
+    change: Callable[[Deal, tuple[int, ...]], tuple[int, ...]], message: str
+) -> None:
+    prepared = _four_seat_deal()
+    bad = prepared._replace(stock_after_drops=change(prepared, prepared.stock_after_drops))
+    with pytest.raises(RulesError, match=message) as info:
+        new_game(RULES, seed=1, participants=4, deals=[bad], first_dealer=0)
+    assert info.value.reason is Reason.BAD_DEAL
+
+
+def test_with_six_participants_the_stock_after_drops_is_three_whole_hands() -> None:
+    hands = quiet_hands({}, SMALL_FIELD, seats=6)
+    prepared = deal(hands, SMALL_FIELD)
+    assert prepared.stock == ()
+    after = hands[4] + hands[0] + hands[5]
+    state, _ = new_game(
+        RULES,
+        seed=1,
+        participants=6,
+        deals=[prepared._replace(stock_after_drops=after)],
+        first_dealer=0,
+    )
+    # The dealer drops; 1, 2 and 3 join, so 4 and 5 drop for free.
+    for seat, move in ((0, DROP), (1, JOIN), (2, JOIN), (3, JOIN)):
+        state, _ = apply(state, seat, move)
+    assert state.players == (1, 2, 3) and state.stock == after
+
+
+def test_a_stock_after_drops_needs_a_drop_phase() -> None:
+    prepared = deal(quiet_hands({}, SMALL_FIELD), SMALL_FIELD)
+    bad = prepared._replace(stock_after_drops=prepared.stock)
+    with pytest.raises(RulesError, match="needs participants who drop") as info:
+        new_game(RULES, seed=1, participants=3, deals=[bad], first_dealer=0)
+    assert info.value.reason is Reason.BAD_DEAL
+
+
+def test_a_state_with_a_stock_after_drops_round_trips_through_the_codec() -> None:
+    prepared = _four_seat_deal()
+    state, _ = new_game(RULES, seed=4, participants=4, deals=[prepared], first_dealer=0)
+    data = encode(state)
+    assert data[0] == 2 and decode(data) == state
+    assert decode(data).prepared[0].stock_after_drops == prepared.stock_after_drops
+    # Without one, the state keeps the first format.
+    plain, _ = new_game(
+        RULES,
+        seed=4,
+        participants=4,
+        deals=[prepared._replace(stock_after_drops=())],
+        first_dealer=0,
+    )
+    assert encode(plain)[0] == 1 and decode(encode(plain)) == plain
 
 
 def test_three_participants_have_no_drop_phase() -> None:

@@ -150,7 +150,9 @@ def deal_from_proto(deal: game_pb2.Deal, index: int) -> Deal:
     # Checked here, whatever the game, so that no engine ever sees a duplicate or a non-card.
     if mask_from_cards(every, what, reason="BAD_DEAL") != DECK:
         raise ApiError("BAD_DEAL", f"{what}: a deal holds all 48 cards exactly once")
-    return Deal(hands, field, stock)
+    # Its sizes and cards are the game's to check: only a game with a drop phase takes it.
+    after_drops = tuple(_deal_cards(deal.stock_after_drops, f"{what}, stock after drops"))
+    return Deal(hands, field, stock, after_drops)
 
 
 def _deal_cards(cards: Iterable[int], what: str) -> list[int]:
@@ -162,11 +164,13 @@ def _deal_cards(cards: Iterable[int], what: str) -> list[int]:
 
 
 def deal_to_proto(deal: Deal) -> game_pb2.Deal:
-    """A deal as a message: hands by seat, the field, the stock top card first."""
+    """A deal as a message: hands by seat, the field, the stock top card first (and the stock
+    after drops, likewise)."""
     return game_pb2.Deal(
         hands=[game_pb2.Hand(cards=[card_value(c) for c in hand]) for hand in deal.hands],
         field=[card_value(c) for c in deal.field],
         stock=[card_value(c) for c in deal.stock],
+        stock_after_drops=[card_value(c) for c in deal.stock_after_drops],
     )
 
 

@@ -1,6 +1,6 @@
 """Hachi-Hachi as a hosted game: the :class:`~.adapters.GameAdapter` over the Hachi-Hachi engine.
 
-As for Koi-Koi, events are stored as the full truth (a deal holds every hand and the stock) in a
+As for Koi-Koi, events are stored as the full truth (a deal holds every hand) in a
 compact varint encoding, one blob per ``Event`` message; projection for a seat happens when an
 event is read: a seat sees only its own hand, a spectator none, and nobody the stock order or a
 dropped hand (those only reach ``GetGameLog``'s deal records once the game is over).
@@ -52,7 +52,15 @@ from hanafuda_referee.hachihachi.events import (
     TargetRequired,
     TeyakuDeclared,
 )
-from hanafuda_referee.hachihachi.game import HachiHachiState, Phase, apply, legal_moves, new_game
+from hanafuda_referee.hachihachi.game import (
+    HachiHachiState,
+    Phase,
+    apply,
+    legal_moves,
+    new_game,
+    seeded_deal,
+    stock_after_drops,
+)
 from hanafuda_referee.hachihachi.rules import DEFAULT_PRESET, PRESETS, HachiHachiRules
 from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TeyakuId
@@ -208,11 +216,8 @@ def _write_result(w: Writer, result: RoundResult) -> None:
         _write_payment(w, payer, payee, amount, word)
 
 
-def encode_events(
-    after: HachiHachiState, move: Move | None, events: Sequence[Event]
-) -> list[bytes]:
-    """The engine's events of one move (``move`` None: the creation) as stored blobs; ``after``
-    is the state the move led to (it holds the stock once the dropped hands are in it)."""
+def encode_events(move: Move | None, events: Sequence[Event]) -> list[bytes]:
+    """The engine's events of one move (``move`` None: the creation) as stored blobs."""
     blobs: list[bytes] = []
     choosing = move is not None and move.kind is MoveKind.CHOOSE_TARGET
     for index, event in enumerate(events):
@@ -228,9 +233,9 @@ def encode_events(
                 w.uint(hand)
             w.uint(event.field)
             w.uint(event.stock_size)
-            # The stock order, for the deal records: the deal's stock is the state's until the
-            # next move (a redeal replaces it, and so does its own RoundDealt).
-            w.small_ints(_deal_stock(after, event))
+            # An empty run where logs written before held the stock order (readers skip it):
+            # the deal records rebuild every stock from the prepared deals or the seed.
+            w.small_ints(())
             blobs.append(w.getvalue())
         elif isinstance(event, Redeal):
             blobs.append(_blob(_Tag.REDEALT, event.cards))
@@ -314,18 +319,6 @@ def encode_events(
     return blobs
 
 
-def _deal_stock(after: HachiHachiState, event: RoundDealt) -> tuple[int, ...]:
-    """The stock order of the deal ``event`` reports, when the state still holds it (the deal is
-    the state's last and nothing was drawn or shuffled in since); else empty."""
-    if (
-        after.deals_made == event.deal_number + 1
-        and after.stock_pos == 0
-        and len(after.stock) == event.stock_size
-    ):
-        return tuple(after.stock)
-    return ()
-
-
 # --- projecting events -----------------------------------------------------------------------
 
 
@@ -389,7 +382,7 @@ def event_to_proto(
         number, _, dealer, multiplier = r.uint(), r.uint(), r.uint(), r.uint()
         hands = [r.uint() for _ in range(r.uint())]
         field, stock_size = r.uint(), r.uint()
-        r.small_ints()  # the stock order: never shown in an event
+        r.small_ints()  # empty, or (in older logs) the stock order: never shown
         dealt = out.round_dealt
         dealt.round, dealt.dealer, dealt.field_multiplier = number, dealer, multiplier
         # The projection: a seat receives its own hand only, a spectator none.
@@ -513,14 +506,14 @@ class HachiHachiAdapter:
                 "UNKNOWN_SEAT", f"first dealer must be a seat 0 to {count - 1}, not {first}"
             )
         state, events = new_game(rules, seed, count, deals, first)
-        return state, [_blob(_Tag.GAME_CREATED), *encode_events(state, None, events)]
+        return state, [_blob(_Tag.GAME_CREATED), *encode_events(None, events)]
 
     def apply(
         self, state: HachiHachiState, seat: int, move: Move
     ) -> tuple[HachiHachiState, list[bytes]]:
         """See :meth:`.adapters.GameAdapter.apply`."""
         after, events = apply(state, seat, move)
-        return after, encode_events(after, move, events)
+        return after, encode_events(move, events)
 
     def legal_moves(self, state: HachiHachiState, seat: int) -> list[Move]:
         """See :meth:`.adapters.GameAdapter.legal_moves`."""
@@ -621,23 +614,41 @@ class HachiHachiAdapter:
     def deal_records(
         self, state: HachiHachiState, blobs: Sequence[bytes]
     ) -> list[game_pb2.DealRecord]:
-        """Every deal, from the ROUND_DEALT events (which hold the whole deal); the stock order
-        is empty when the event could not record it (a deal redone at once)."""
-        records: list[game_pb2.DealRecord] = []
+        """Every deal: its hands and field from its ROUND_DEALT event, its stock from the
+        prepared deal or the seed, and its stock after drops rebuilt as the game built it, from
+        the hands its DROPPED events put aside (:func:`.hachihachi.game.stock_after_drops`).
+        Prepared again, in order and with the first dealer, they replay the game exactly."""
+        dealt: list[tuple[int, int, int, list[int], int]] = []
+        aside: list[int] = []
         for blob in blobs:
             r = Reader(blob)
-            if r.uint() != _Tag.ROUND_DEALT:
-                continue
-            number, deal_number, dealer, _ = r.uint(), r.uint(), r.uint(), r.uint()
-            hands = [r.uint() for _ in range(r.uint())]
-            field, _ = r.uint(), r.uint()
-            stock = r.small_ints()
-            if deal_number < len(state.prepared):
-                stock = state.prepared[deal_number].stock
+            tag = r.uint()
+            if tag == _Tag.ROUND_DEALT:
+                number, deal_number, dealer, _ = r.uint(), r.uint(), r.uint(), r.uint()
+                hands = [r.uint() for _ in range(r.uint())]
+                dealt.append((number, deal_number, dealer, hands, r.uint()))
+                aside.append(0)
+            elif tag == _Tag.DROPPED and dealt:
+                aside[-1] |= dealt[-1][3][r.uint()]
+        records: list[game_pb2.DealRecord] = []
+        for (number, deal_number, dealer, hands, field), dropped in zip(dealt, aside, strict=True):
+            prepared = (
+                state.prepared[deal_number]
+                if deal_number < len(state.prepared)
+                else seeded_deal(state.seed, deal_number, len(hands), dealer)
+            )
+            after = (
+                stock_after_drops(
+                    state.seed, deal_number, prepared.stock, dropped, prepared.stock_after_drops
+                )
+                if dropped
+                else ()
+            )
             deal = Deal(
                 tuple(tuple(int(c) for c in cards_of(h)) for h in hands),
                 tuple(int(c) for c in cards_of(field)),
-                tuple(stock),
+                prepared.stock,
+                after,
             )
             records.append(
                 game_pb2.DealRecord(round=number, dealer=dealer, deal=deal_to_proto(deal))

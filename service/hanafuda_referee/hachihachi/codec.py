@@ -31,7 +31,10 @@ from hanafuda_referee.varint import Reader, Writer
 
 __all__ = ["WORDS", "WORD_INDEX", "decode", "encode"]
 
+#: The format written: 1, or 2 when a prepared deal has a stock after drops (format 2 writes
+#: it after each deal's stock). Both are read.
 _FORMAT = 1
+_FORMAT_AFTER_DROPS = 2
 #: The words of results and payments, stored as their index here, in states and (through the
 #: service's Hachi-Hachi adapter) in logged events. Append only: stored data use these numbers,
 #: so a new id goes at the end whatever its place in its table.
@@ -102,7 +105,8 @@ def _read_payments(r: Reader) -> tuple[Payment, ...]:
 def encode(state: HachiHachiState) -> bytes:
     """The state as bytes; :func:`decode` gives back an equal state."""
     w = Writer()
-    w.uint(_FORMAT)
+    after_drops = any(deal.stock_after_drops for deal in state.prepared)
+    w.uint(_FORMAT_AFTER_DROPS if after_drops else _FORMAT)
     w.text(state.rules.preset)
     overrides = state.rules.overrides()
     w.text(json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else "")
@@ -114,6 +118,8 @@ def encode(state: HachiHachiState) -> bytes:
             w.small_ints(hand)
         w.small_ints(deal.field)
         w.small_ints(deal.stock)
+        if after_drops:
+            w.small_ints(deal.stock_after_drops)
     for value in (
         state.deals_made,
         state.round,
@@ -182,8 +188,10 @@ def decode(data: bytes) -> HachiHachiState:
     hanafuda_referee.errors.RulesError: unknown Hachi-Hachi state format
     """
     r = Reader(data)
-    if r.uint() != _FORMAT:
+    state_format = r.uint()
+    if state_format not in (_FORMAT, _FORMAT_AFTER_DROPS):
         raise RulesError(Reason.BAD_ENCODING, "unknown Hachi-Hachi state format")
+    after_drops = state_format == _FORMAT_AFTER_DROPS
     preset = r.text()
     overrides_text = r.text()
     rules = _rules(preset, overrides_text)
@@ -192,7 +200,12 @@ def decode(data: bytes) -> HachiHachiState:
     if not MIN_PARTICIPANTS <= n <= MAX_PARTICIPANTS:
         raise _fail("participant count")
     prepared = tuple(
-        Deal(tuple(r.small_ints() for _ in range(n)), r.small_ints(), r.small_ints())
+        Deal(
+            tuple(r.small_ints() for _ in range(n)),
+            r.small_ints(),
+            r.small_ints(),
+            r.small_ints() if after_drops else (),
+        )
         for _ in range(r.uint())
     )
     deals_made, round_number, dealer, floor, multiplier, dealt_field = (r.uint() for _ in range(6))

@@ -107,6 +107,8 @@ __all__ = [
     "dekiyaku_paid",
     "legal_moves",
     "new_game",
+    "seeded_deal",
+    "stock_after_drops",
 ]
 
 MIN_PARTICIPANTS = 3
@@ -377,7 +379,8 @@ def new_game(
     """A new game of ``participants`` (3 to 6) seats, dealt, waiting for the first decision.
 
     ``seed`` drives every shuffle and the first-dealer draw; ``deals`` are prepared deals (hands
-    indexed by seat, 7 cards each; 6 field cards; the stock top first), taken in order by the
+    indexed by seat, 7 cards each; 6 field cards; the stock top first; optionally the stock after
+    drops, see :func:`stock_after_drops`), taken in order by the
     game's deals (a redeal takes the next one), shuffles following them. ``first_dealer`` is a
     seat; without it the first dealer is drawn at random from the seed.
 
@@ -397,7 +400,7 @@ def new_game(
             f"{MIN_PARTICIPANTS} to {MAX_PARTICIPANTS}",
             "participants",
         )
-    prepared = tuple(check_deal(d, participants, HAND_SIZE, FIELD_SIZE) for d in deals)
+    prepared = tuple(check_deal(d, participants, HAND_SIZE, FIELD_SIZE, PLAYERS) for d in deals)
     if first_dealer is not None and not 0 <= first_dealer < participants:
         raise MoveRejected(
             Reason.UNKNOWN_SEAT,
@@ -449,23 +452,60 @@ def new_game(
 # --- the deal and the drop phase -------------------------------------------------------------
 
 
+def seeded_deal(seed: int, number: int, participants: int, dealer: int) -> Deal:
+    """Deal number ``number`` of a game with this seed when it is not a prepared one: a fair
+    shuffle, 7 cards to each participant, the dealer first and then in playing order, then 6
+    to the field; the rest is the stock.
+
+    >>> deal = seeded_deal(seed=5, number=0, participants=4, dealer=1)
+    >>> [len(h) for h in deal.hands], len(deal.field), len(deal.stock)
+    ([7, 7, 7, 7], 6, 14)
+    """
+    if not 0 <= number < FIRST_DEALER_STREAM:
+        raise ValueError(f"deal number {number} out of range")
+    deck = shuffled_deck(rng_for(seed, number))
+    hands: list[tuple[int, ...]] = [()] * participants
+    for i in range(participants):
+        hands[(dealer + i) % participants] = tuple(deck[HAND_SIZE * i : HAND_SIZE * (i + 1)])
+    at = HAND_SIZE * participants
+    return Deal(tuple(hands), tuple(deck[at : at + FIELD_SIZE]), tuple(deck[at + FIELD_SIZE :]))
+
+
+def stock_after_drops(
+    seed: int, number: int, stock: Sequence[int], aside: int, prepared: Sequence[int] = ()
+) -> tuple[int, ...]:
+    """The stock the three players draw from once the dropped hands (the cards ``aside``, a
+    set) have joined the ``stock`` of deal number ``number``: ``prepared`` (the deal's own
+    stock after drops) when it holds exactly those cards, else a shuffle from the deal's own
+    random stream, continued past the draw that shuffled the deal, so that the order depends on
+    the seed and the deal number alone (prepared deals included).
+
+    >>> deal = seeded_deal(seed=5, number=0, participants=4, dealer=1)
+    >>> aside = mask_of(deal.hands[3])
+    >>> after = stock_after_drops(5, 0, deal.stock, aside)
+    >>> len(after), mask_of(after) == mask_of(deal.stock) | aside
+    (21, True)
+    >>> stock_after_drops(5, 0, deal.stock, aside, after[::-1]) == after[::-1]
+    True
+    """
+    if prepared and mask_of(prepared) == mask_of(stock) | aside:
+        return tuple(prepared)
+    rng = rng_for(seed, number)
+    shuffled_deck(rng)
+    cards = [*stock, *(int(c) for c in cards_of(aside))]
+    rng.shuffle(cards)
+    return tuple(cards)
+
+
 def _next_deal(w: _Work) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
     """The next deal's hands (by seat), field and stock."""
     number = w.deals_made
     w.deals_made = number + 1
     if number < len(w.prepared):
         deal = w.prepared[number]
-        return deal.hand_masks(), mask_of(deal.field), deal.stock
-    if number >= FIRST_DEALER_STREAM:
-        raise ValueError(f"deal number {number} out of range")
-    deck = shuffled_deck(rng_for(w.seed, number))
-    n = w.participants
-    hands = [0] * n
-    # Seven cards to each participant, the dealer first and then in playing order.
-    for i in range(n):
-        hands[(w.dealer + i) % n] = mask_of(deck[HAND_SIZE * i : HAND_SIZE * (i + 1)])
-    at = HAND_SIZE * n
-    return tuple(hands), mask_of(deck[at : at + FIELD_SIZE]), tuple(deck[at + FIELD_SIZE :])
+    else:
+        deal = seeded_deal(w.seed, number, w.participants, w.dealer)
+    return deal.hand_masks(), mask_of(deal.field), deal.stock
 
 
 def _four_of_a_month(cards: int) -> int:
@@ -543,13 +583,10 @@ def _choose_players(w: _Work) -> None:
     players = tuple(s for s in w.order() if (w.joined >> s) & 1)
     w.players = players
     if w.aside:
-        # The round's private RNG: the deal's own stream, past the draw that shuffled the deal
-        # (replayed here), so the order depends on the seed and the deal number alone.
-        rng = rng_for(w.seed, w.deals_made - 1)
-        shuffled_deck(rng)
-        cards = [*w.stock[w.stock_pos :], *(int(c) for c in cards_of(w.aside))]
-        rng.shuffle(cards)
-        w.stock, w.stock_pos, w.aside = tuple(cards), 0, 0
+        number = w.deals_made - 1
+        prepared = w.prepared[number].stock_after_drops if number < len(w.prepared) else ()
+        w.stock = stock_after_drops(w.seed, number, w.stock[w.stock_pos :], w.aside, prepared)
+        w.stock_pos, w.aside = 0, 0
     w.events.append(PlayersChosen((players[0], players[1], players[2]), len(w.stock)))
     for index, seat in enumerate(players):
         teyaku = classify_teyaku(w.hands[seat])

@@ -579,6 +579,7 @@ class Deal(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     FIELD_FIELD_NUMBER: _builtins.int
     STOCK_FIELD_NUMBER: _builtins.int
+    STOCK_AFTER_DROPS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
         """Each seat's starting hand, indexed by seat (Koi-Koi 8 cards each, Hachi-Hachi 7 cards for
@@ -593,16 +594,28 @@ class Deal(_message.Message):
     def stock(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Card.ValueType]:
         """The stock, top card (drawn first) first. Together with the hands and field, the whole deck."""
 
+    @_builtins.property
+    def stock_after_drops(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Card.ValueType]:
+        """Hachi-Hachi with 4 to 6 participants: the stock the three players draw from once the
+        dropped hands have joined it, top card first (21 cards: those of `stock` and those of the
+        dropped hands, each hand whole). It is used in a round whose dropped hands are exactly the
+        hands it holds; otherwise, and when it is empty, the dropped hands are shuffled into the
+        stock with the game's seed. Must be empty in Koi-Koi and with 3 participants. In a game's
+        log (`DealRecord.deal`), the stock the players drew from, empty when nobody dropped: the
+        deals of a finished game's log, prepared again with its first dealer, replay it exactly.
+        """
+
     def __init__(
         self,
         *,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         field: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
         stock: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
+        stock_after_drops: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["field", b"field", "hands", b"hands", "stock", b"stock"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["field", b"field", "hands", b"hands", "stock", b"stock", "stock_after_drops", b"stock_after_drops"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -617,20 +630,13 @@ class DealRecord(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
     DEAL_FIELD_NUMBER: _builtins.int
-    STOCK_AFTER_DROPS_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The round it was dealt for (a redeal repeats the round number)."""
     dealer: _builtins.int
     """The dealer."""
     @_builtins.property
     def deal(self) -> Global___Deal:
-        """The deal."""
-
-    @_builtins.property
-    def stock_after_drops(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Card.ValueType]:
-        """Hachi-Hachi with dropped participants: the stock after the dropped hands were shuffled into
-        it, top card first; empty when nobody dropped.
-        """
+        """The deal, as `CreateGameRequest.prepared_deals` takes it."""
 
     def __init__(
         self,
@@ -638,11 +644,10 @@ class DealRecord(_message.Message):
         round: _builtins.int = ...,
         dealer: _builtins.int = ...,
         deal: Global___Deal | None = ...,
-        stock_after_drops: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "dealer", b"dealer", "round", b"round", "stock_after_drops", b"stock_after_drops"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "dealer", b"dealer", "round", b"round"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
