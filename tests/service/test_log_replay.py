@@ -77,6 +77,7 @@ async def assert_the_log_replays(
     again.CopyFrom(request)
     again.seed = request.seed + 1000
     again.first_dealer = log.deals[0].dealer
+    del again.prepared_deals[:]  # the log holds them all
     again.prepared_deals.extend(record.deal for record in log.deals)
     replayed_view, replayed_log = await the_end(referee, await replay(referee, again, moves))
     assert replayed_view == view
@@ -136,3 +137,22 @@ async def test_a_prepared_stock_after_drops_is_checked_at_creation(referee: Refe
         with pytest.raises(ApiError) as info:
             await referee.CreateGame(bad, SPECTATOR)
         assert info.value.reason == "BAD_DEAL" and why in info.value.message
+
+
+@pytest.mark.parametrize("participants", [3, 4, 6])
+async def test_a_redealt_hachihachi_deal_is_logged_whole(
+    referee: Referee, participants: int
+) -> None:
+    # The four pine cards on the field: the deal is redone at once, with the seed's next deal.
+    field = (1, 2, 3, 4, 5, 9)
+    rest = [c for c in range(1, 49) if c not in field]
+    hands = tuple(tuple(rest[7 * i : 7 * i + 7]) for i in range(participants))
+    redealt = Deal(hands, field, tuple(rest[7 * participants :]))
+    request = hachihachi_request(participants, 77, rounds=2)
+    request.prepared_deals.append(deal_to_proto(redealt))
+    request.first_dealer = 1
+    log = await assert_the_log_replays(referee, request, 5)
+    assert list(log.deals[0].deal.field) == list(field)
+    assert list(log.deals[0].deal.stock) == list(redealt.stock)
+    assert not log.deals[0].deal.stock_after_drops  # nobody dropped from a deal redone at once
+    assert log.deals[1].round == 1 and len(log.deals[1].deal.stock) == 42 - 7 * participants
