@@ -102,7 +102,7 @@ def check_deal(
     >>> after = deal.hands[2] + deal.stock
     >>> check_deal(deal._replace(stock_after_drops=after), 4, 7, 6, players=3) is not None
     True
-    >>> check_deal(deal._replace(stock_after_drops=after[1:] + after[:1]), 4, 7, 6)
+    >>> check_deal(deal._replace(stock_after_drops=after), 4, 7, 6)
     Traceback (most recent call last):
     ...
     hanafuda_referee.errors.RulesError: a stock after drops needs participants who drop

@@ -380,9 +380,9 @@ def new_game(
 
     ``seed`` drives every shuffle and the first-dealer draw; ``deals`` are prepared deals (hands
     indexed by seat, 7 cards each; 6 field cards; the stock top first; optionally the stock after
-    drops, see :func:`stock_after_drops`), taken in order by the
-    game's deals (a redeal takes the next one), shuffles following them. ``first_dealer`` is a
-    seat; without it the first dealer is drawn at random from the seed.
+    drops, see :func:`stock_after_drops`), taken in order by the game's deals (a redeal takes
+    the next one), shuffles following them. ``first_dealer`` is a seat; without it the first
+    dealer is drawn at random from the seed.
 
     >>> from hanafuda_referee.hachihachi.rules import HachiHachiRules
     >>> state, _ = new_game(HachiHachiRules(), seed=3, participants=5, first_dealer=2)
