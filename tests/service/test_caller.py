@@ -5,15 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from hanafuda_referee.api import caller
 from hanafuda_referee.api.caller import new_request_id
-from tests.examples import run_examples
-
-
-def test_doctests() -> None:
-    result = run_examples(caller)
-    assert result.attempted > 0
-    assert result.failed == 0
 
 
 def test_request_ids_are_32_hex_digits_and_do_not_repeat() -> None:

@@ -1,0 +1,43 @@
+"""The examples in the package's docstrings run and hold: every module that has any, found in
+the sources, so that a new module's examples are run without being listed anywhere."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+from tests.examples import run_examples
+
+_PACKAGE = Path(__file__).resolve().parents[1] / "service" / "hanafuda_referee"
+
+
+def _modules_with_examples() -> list[str]:
+    """The dotted names of the package's modules whose source holds an example."""
+    names = []
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        if ">>> " not in path.read_text(encoding="utf-8"):
+            continue
+        parts = path.relative_to(_PACKAGE.parent).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+MODULES = _modules_with_examples()
+
+
+def test_the_examples_are_found_across_the_package() -> None:
+    for name in ("hanafuda_referee.cards", "hanafuda_referee.koikoi.scoring"):
+        assert name in MODULES
+    assert any(name.startswith("hanafuda_referee.hachihachi.") for name in MODULES)
+    assert any(name.startswith("hanafuda_referee.api.") for name in MODULES)
+    assert any(name.startswith("hanafuda_referee.store.") for name in MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = run_examples(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
