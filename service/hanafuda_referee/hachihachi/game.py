@@ -41,6 +41,7 @@ from hanafuda_referee.dealing import (
     Deal,
     check_deal,
     rng_for,
+    shuffled_deal,
     shuffled_deck,
 )
 from hanafuda_referee.errors import MoveRejected, Reason, RulesError
@@ -461,14 +462,10 @@ def seeded_deal(seed: int, number: int, participants: int, dealer: int) -> Deal:
     >>> [len(h) for h in deal.hands], len(deal.field), len(deal.stock)
     ([7, 7, 7, 7], 6, 14)
     """
-    if not 0 <= number < FIRST_DEALER_STREAM:
-        raise ValueError(f"deal number {number} out of range")
-    deck = shuffled_deck(rng_for(seed, number))
-    hands: list[tuple[int, ...]] = [()] * participants
-    for i in range(participants):
-        hands[(dealer + i) % participants] = tuple(deck[HAND_SIZE * i : HAND_SIZE * (i + 1)])
-    at = HAND_SIZE * participants
-    return Deal(tuple(hands), tuple(deck[at : at + FIELD_SIZE]), tuple(deck[at + FIELD_SIZE :]))
+    dealt = shuffled_deal(seed, number, participants, HAND_SIZE, FIELD_SIZE)
+    # shuffled_deal hands out from seat 0; here the i-th hand dealt is the dealer's i-th seat on.
+    hands = tuple(dealt.hands[(seat - dealer) % participants] for seat in range(participants))
+    return dealt._replace(hands=hands)
 
 
 def stock_after_drops(
