@@ -632,14 +632,14 @@ class HachiHachiAdapter:
                 aside[-1] |= dealt[-1][3][r.uint()]
         records: list[game_pb2.DealRecord] = []
         for (number, deal_number, dealer, hands, field), dropped in zip(dealt, aside, strict=True):
-            prepared = (
+            made = (
                 state.prepared[deal_number]
                 if deal_number < len(state.prepared)
                 else seeded_deal(state.seed, deal_number, len(hands), dealer)
             )
             after = (
                 stock_after_drops(
-                    state.seed, deal_number, prepared.stock, dropped, prepared.stock_after_drops
+                    state.seed, deal_number, made.stock, dropped, made.stock_after_drops
                 )
                 if dropped
                 else ()
@@ -647,7 +647,7 @@ class HachiHachiAdapter:
             deal = Deal(
                 tuple(tuple(int(c) for c in cards_of(h)) for h in hands),
                 tuple(int(c) for c in cards_of(field)),
-                prepared.stock,
+                made.stock,
                 after,
             )
             records.append(
