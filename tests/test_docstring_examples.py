@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+import hanafuda_referee
 from tests.examples import run_examples
 
-_PACKAGE = Path(__file__).resolve().parents[1] / "service" / "hanafuda_referee"
+_PACKAGE = Path(hanafuda_referee.__path__[0])
 
 
 def _modules_with_examples() -> list[str]:
