@@ -7,7 +7,14 @@ import pytest
 from hanafuda_referee.cards import Card, mask_of
 from hanafuda_referee.errors import MoveRejected, Reason
 from hanafuda_referee.koikoi import events as ev
-from hanafuda_referee.koikoi.game import KoiKoiState, Phase, apply, legal_moves, new_game
+from hanafuda_referee.koikoi.game import (
+    KoiKoiState,
+    Phase,
+    apply,
+    classify_hand,
+    legal_moves,
+    new_game,
+)
 from hanafuda_referee.koikoi.rules import KoiKoiRules
 from hanafuda_referee.moves import KOIKOI, SAGE, STOP, Move
 from tests.koikoi.positions import deal, position
@@ -574,6 +581,40 @@ def test_field_pairs_redeal_and_ignored_checks() -> None:
     ]
     nintendo, _ = new_game(NINTENDO, seed=1, deals=[first, QUIET], first_dealer=0)
     assert nintendo.field == mask_of(pairs_field) and nintendo.deals_made == 1
+
+
+FOUR_AND_TWO_PAIRS = [
+    C.PINE_CRANE,
+    C.PINE_RIBBON,
+    C.PINE_PLAIN_1,
+    C.PINE_PLAIN_2,
+    C.PLUM_WARBLER,
+    C.PLUM_RIBBON,
+    C.CHERRY_CURTAIN,
+    C.CHERRY_RIBBON,
+]
+
+
+def test_four_pairs_are_four_different_months() -> None:
+    # Seed 000: kuttsuki is "4 paires de cartes de suites différentes"; four cards of one month
+    # are a teshi, never two pairs. With teshi ignored, such a hand or field deals normally.
+    rest = [c for c in C if c not in FOUR_AND_TWO_PAIRS]
+    other_hand, field = rest[:8], rest[8:16]
+    teshi_ignored = KoiKoiRules.from_preset(
+        "fudawiki", {"hand_four": "ignore", "hand_pairs": "void", "field_four": "ignore"}
+    )
+    state, events = new_game(
+        teshi_ignored, seed=1, deals=[deal(FOUR_AND_TWO_PAIRS, other_hand, field)], first_dealer=0
+    )
+    assert not [e for e in events if isinstance(e, ev.DealCheck)]
+    assert state.round == 1 and state.phase is Phase.PLAY
+    on_field = deal(other_hand, field, FOUR_AND_TWO_PAIRS)
+    pairs_void = teshi_ignored.with_overrides({"field_pairs": "void"})
+    state, events = new_game(pairs_void, seed=1, deals=[on_field], first_dealer=0)
+    assert not [e for e in events if isinstance(e, ev.DealCheck)]
+    assert state.round == 1 and state.phase is Phase.PLAY
+    assert classify_hand(mask_of(FOUR_AND_TWO_PAIRS)) == ("hand_four",)
+    assert classify_hand(mask_of(KUTTSUKI)) == ("hand_pairs",)
 
 
 # --- game end --------------------------------------------------------------------------------

@@ -596,6 +596,17 @@ def test_yaku_points_after_koikoi_override() -> None:
     assert rules.yaku_rule("tsukimi-zake").points_after_koikoi == 3
 
 
+def test_points_given_alone_replace_the_value_after_a_koikoi_call() -> None:
+    # koikoi-japan's viewing yaku are "1; 3 once he has called koi-koi": an override that gives
+    # the entry its points replaces both, unless it also gives the value after a call.
+    rules = KoiKoiRules.from_preset("koikoi-japan", {"yaku": {"hanami-zake": {"points": 5}}})
+    assert rules.yaku_rule("hanami-zake").points_after_koikoi == 0
+    assert rules.yaku_rule("tsukimi-zake").points_after_koikoi == 3
+    assert KoiKoiRules.from_preset("koikoi-japan", rules.overrides()) == rules
+    extra_only = KoiKoiRules.from_preset("koikoi-japan", {"yaku": {"hanami-zake": {"extra": True}}})
+    assert extra_only.yaku_rule("hanami-zake").points_after_koikoi == 3
+
+
 def test_several_settings_of_several_yaku() -> None:
     rules = KoiKoiRules.from_preset(
         "nintendo",

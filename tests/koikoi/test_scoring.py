@@ -48,6 +48,7 @@ def counted(rules: KoiKoiRules, captured: int, month: int = 0, calls: int = 0) -
 # The deck, by kind (CARDS.md).
 LIGHTS = ("pine-crane", "cherry-curtain", "susuki-moon", "willow-rainman", "paulownia-phoenix")
 NON_RAIN_LIGHTS = ("pine-crane", "cherry-curtain", "susuki-moon", "paulownia-phoenix")
+LIGHT_YAKU = ("goko", "shiko", "ame-shiko", "sanko")
 INOSHIKACHO = ("clover-boar", "maple-deer", "peony-butterflies")
 # The animals other than the inoshikacho three and the sake cup.
 OTHER_ANIMALS = ("plum-warbler", "wisteria-cuckoo", "iris-bridge", "susuki-geese", "willow-swallow")
@@ -561,9 +562,8 @@ def test_extra_on_a_special_yaku_is_taken_and_counts_nothing(preset: str) -> Non
     for calls in (0, 1):
         found = counted(extra, captured, month=9, calls=calls)
         assert found == counted(plain, captured, month=9, calls=calls)
-        assert {y: found[y] for y in specials} == {
-            y: 4 if preset == "fudawiki" or not calls or y == "tsukifuda" else 3 for y in specials
-        }
+        # Points given alone hold after a koi-koi call too (koikoi-japan's 3 is replaced).
+        assert {y: found[y] for y in specials} == dict.fromkeys(specials, 4)
 
 
 WILLOW_CARDS = ("willow-rainman", "willow-swallow", "willow-ribbon", "willow-lightning")
@@ -862,6 +862,45 @@ def test_yaku_points_and_extra_overrides_score() -> None:
     assert counted(rules, cards(*NON_RAIN_LIGHTS[:3])) == {"sanko": 6}
     legends = rules_of("hanafuda-legends", yaku={"akatan": {"extra": True}})
     assert counted(legends, cards(*POETRY, RED[0])) == {"akatan": 6}
+
+
+def test_viewing_points_given_alone_hold_after_a_koikoi_call() -> None:
+    rules = rules_of("koikoi-japan", yaku={"tsukimi-zake": {"points": 5}})
+    for calls in (0, 1, 3):
+        assert counted(rules, cards("susuki-moon", SAKE), calls=calls) == {"tsukimi-zake": 5}
+        assert counted(rules, cards("cherry-curtain", SAKE), calls=calls) == {
+            "hanami-zake": 3 if calls else 1
+        }
+
+
+@pytest.mark.parametrize(
+    ("yaku_id", "lights", "points"),
+    [
+        # sanko 5 needs three lights other than the rain man; each light beyond three adds 1,
+        # the rain man included (he is a light).
+        ("sanko", NON_RAIN_LIGHTS[:3], 5),
+        ("sanko", (*NON_RAIN_LIGHTS[:3], "willow-rainman"), 6),
+        ("sanko", NON_RAIN_LIGHTS, 6),
+        ("sanko", LIGHTS, 7),
+        ("shiko", NON_RAIN_LIGHTS, 8),
+        ("shiko", LIGHTS, 9),
+        ("ame-shiko", (*NON_RAIN_LIGHTS[:3], "willow-rainman"), 7),
+        ("ame-shiko", LIGHTS, 8),
+        ("goko", LIGHTS, 10),
+    ],
+)
+def test_extra_on_a_light_yaku_counts_the_lights_beyond_its_own(
+    yaku_id: str, lights: tuple[str, ...], points: int
+) -> None:
+    # No preset sets `extra` on a light yaku; the override may. The other light yaku are off so
+    # that the one under test is the group's best.
+    others = {y: {"enabled": False} for y in LIGHT_YAKU if y != yaku_id}
+    rules = rules_of("fudawiki", yaku={yaku_id: {"extra": True}, **others})
+    assert counted(rules, cards(*lights)) == {yaku_id: points}
+    (found,) = yaku_of(rules, cards(*lights))
+    assert found.cards == cards(*lights)
+    without = rules_of("fudawiki", yaku=others)
+    assert counted(without, cards(*lights)) == {yaku_id: rules.yaku_rule(yaku_id).points}
 
 
 def test_points_after_koikoi_override_on_a_viewing_yaku() -> None:

@@ -74,6 +74,7 @@ async def test_score_koikoi_shows_the_arithmetic(referee: Referee) -> None:
 
 
 async def test_hand_classification(referee: Referee) -> None:
+    # Four pines and two pairs: a teshi, and no kuttsuki (its pairs are of four different months).
     four_and_pairs = [1, 2, 3, 4, 5, 6, 9, 10]
     answer = await referee.ClassifyKoiKoiHand(
         service_pb2.ClassifyKoiKoiHandRequest(hand=cards(four_and_pairs)),
@@ -81,7 +82,14 @@ async def test_hand_classification(referee: Referee) -> None:
     )
     assert [(m.check, list(m.months)) for m in answer.matches] == [
         (rules_pb2.DEAL_CHECK_HAND_FOUR, [1]),
-        (rules_pb2.DEAL_CHECK_HAND_PAIRS, [1, 2, 3]),
+    ]
+    four_pairs = [1, 2, 5, 6, 9, 10, 45, 46]
+    answer = await referee.ClassifyKoiKoiHand(
+        service_pb2.ClassifyKoiKoiHandRequest(hand=cards(four_pairs)),
+        SPECTATOR,
+    )
+    assert [(m.check, list(m.months)) for m in answer.matches] == [
+        (rules_pb2.DEAL_CHECK_HAND_PAIRS, [1, 2, 3, 12]),
     ]
     with pytest.raises(ApiError) as info:
         await referee.ClassifyKoiKoiHand(

@@ -329,17 +329,24 @@ def _four_of_a_month(cards: int) -> int:
 
 
 def _four_pairs(cards: int) -> bool:
-    """Whether eight cards split into four pairs of the same month (four of a month = two)."""
-    return cards.bit_count() == 8 and all((cards & m).bit_count() % 2 == 0 for m in MONTH_MASKS)
+    """Whether eight cards are four pairs of four different months (seed 000: "4 paires de
+    cartes de suites différentes"), so four cards of one month are no two pairs."""
+    return cards.bit_count() == 8 and all(
+        (cards & m).bit_count() in (0, 2) for m in MONTH_MASKS[1:]
+    )
 
 
 def classify_hand(hand: int) -> tuple[str, ...]:
     """The Koi-Koi starting-hand combinations of an 8-card hand: ``hand_four`` (teshi: four
     cards of one month) and ``hand_pairs`` (kuttsuki: four pairs of months).
 
-    >>> from hanafuda_referee.cards import Card, MONTH_MASKS
+    >>> from hanafuda_referee.cards import Card, MONTH_MASKS, mask_of
     >>> classify_hand(MONTH_MASKS[1] | MONTH_MASKS[2])
-    ('hand_four', 'hand_pairs')
+    ('hand_four',)
+    >>> classify_hand(mask_of([Card.PINE_CRANE, Card.PINE_RIBBON, Card.PLUM_WARBLER,
+    ...     Card.PLUM_RIBBON, Card.CHERRY_CURTAIN, Card.CHERRY_RIBBON, Card.IRIS_BRIDGE,
+    ...     Card.IRIS_RIBBON]))
+    ('hand_pairs',)
     """
     found = []
     if _four_of_a_month(hand):

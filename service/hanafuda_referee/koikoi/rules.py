@@ -282,15 +282,19 @@ class KoiKoiRules:
             value = getattr(self, f.name)
             if value != getattr(base, f.name):
                 diff[f.name] = value
-        yaku_diff = {
-            mine.id: {
+        yaku_diff = {}
+        for mine, theirs in zip(self.yaku, base.yaku, strict=True):
+            if mine == theirs:
+                continue
+            changed = {
                 k: getattr(mine, k)
                 for k in ("enabled", "points", "extra", "points_after_koikoi")
                 if getattr(mine, k) != getattr(theirs, k)
             }
-            for mine, theirs in zip(self.yaku, base.yaku, strict=True)
-            if mine != theirs
-        }
+            if "points" in changed and mine.points_after_koikoi:
+                # Points given alone reset the value after a koi-koi call: keep this one.
+                changed["points_after_koikoi"] = mine.points_after_koikoi
+            yaku_diff[mine.id] = changed
         if yaku_diff:
             diff["yaku"] = yaku_diff
         return diff
@@ -402,6 +406,10 @@ def _override_yaku(table: tuple[YakuRule, ...], value: Any) -> tuple[YakuRule, .
                     option,
                 )
             rule = dataclasses.replace(rule, **{key: setting})
+        if "points" in settings and "points_after_koikoi" not in settings:
+            # A yaku given its points is worth them throughout, as the override says: it does
+            # not keep a preset's different value after a koi-koi call (koikoi-japan's viewing).
+            rule = dataclasses.replace(rule, points_after_koikoi=0)
         rules[index] = rule
     return tuple(rules)
 

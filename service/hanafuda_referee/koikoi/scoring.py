@@ -127,12 +127,15 @@ def _formed(rules: KoiKoiRules, captured: int, month: int, calls: int) -> list[Y
     """Every enabled yaku the captures satisfy, before the group rules pick which count."""
     formed: list[Yaku] = []
 
-    def add(yaku_id: str, cards: int, extra_cards: int = 0) -> None:
+    def add(yaku_id: str, cards: int, extra_cards: int = 0, with_extra: int = 0) -> None:
+        # ``with_extra``: the cards to show when extra cards score (default: ``cards``).
         rule = rules.yaku_rule(yaku_id)
         if rule.enabled:
             points = _points(rules, rule, calls > 0)
             if rule.extra:
                 points += extra_cards
+                if extra_cards and with_extra:
+                    cards = with_extra
             formed.append(Yaku(yaku_id, points, cards))
 
     lights = captured & LIGHTS
@@ -140,14 +143,16 @@ def _formed(rules: KoiKoiRules, captured: int, month: int, calls: int) -> list[Y
     non_rain = lights & _NON_RAIN_LIGHTS
     if n_lights == 5:
         add("goko", lights)
-    if non_rain.bit_count() == 4:
-        add("shiko", non_rain)
     # A light yaku is formed by at least its cards: with more lights, the group rule (lights never
     # combine) keeps the best, and an override that disables a higher yaku falls back to a lower.
+    # With `extra` set (no preset does), every light beyond the cards it needs adds a point,
+    # the rain man included: he is a light, and `extra` counts the group's cards.
+    if non_rain.bit_count() == 4:
+        add("shiko", non_rain, n_lights - 4, lights)
     if n_lights >= 4 and lights & _RAINMAN:
-        add("ame-shiko", lights)
+        add("ame-shiko", lights, n_lights - 4)
     if non_rain.bit_count() >= 3:
-        add("sanko", non_rain)
+        add("sanko", non_rain, n_lights - 3, lights)
 
     animals = captured & animal_pool(rules)
     n_animals = animals.bit_count()

@@ -152,11 +152,11 @@ class _DealCheckEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealCheck.V
     DEAL_CHECK_FIELD_FOUR: _DealCheck.ValueType  # 1
     """Four cards of one month on the field (Koi-Koi `field_four`; in Hachi-Hachi always a redeal)."""
     DEAL_CHECK_FIELD_PAIRS: _DealCheck.ValueType  # 2
-    """The eight field cards form four pairs of months (Koi-Koi `field_pairs`)."""
+    """The eight field cards are four pairs of four different months (Koi-Koi `field_pairs`)."""
     DEAL_CHECK_HAND_FOUR: _DealCheck.ValueType  # 3
     """A starting hand holds four cards of one month: teshi (Koi-Koi `hand_four`)."""
     DEAL_CHECK_HAND_PAIRS: _DealCheck.ValueType  # 4
-    """A starting hand is four pairs of months: kuttsuki (Koi-Koi `hand_pairs`)."""
+    """A starting hand is four pairs of four different months: kuttsuki (Koi-Koi `hand_pairs`)."""
 
 class DealCheck(_DealCheck, metaclass=_DealCheckEnumTypeWrapper):
     """The checks made on a fresh deal."""
@@ -166,11 +166,11 @@ DEAL_CHECK_UNSPECIFIED: DealCheck.ValueType  # 0
 DEAL_CHECK_FIELD_FOUR: DealCheck.ValueType  # 1
 """Four cards of one month on the field (Koi-Koi `field_four`; in Hachi-Hachi always a redeal)."""
 DEAL_CHECK_FIELD_PAIRS: DealCheck.ValueType  # 2
-"""The eight field cards form four pairs of months (Koi-Koi `field_pairs`)."""
+"""The eight field cards are four pairs of four different months (Koi-Koi `field_pairs`)."""
 DEAL_CHECK_HAND_FOUR: DealCheck.ValueType  # 3
 """A starting hand holds four cards of one month: teshi (Koi-Koi `hand_four`)."""
 DEAL_CHECK_HAND_PAIRS: DealCheck.ValueType  # 4
-"""A starting hand is four pairs of months: kuttsuki (Koi-Koi `hand_pairs`)."""
+"""A starting hand is four pairs of four different months: kuttsuki (Koi-Koi `hand_pairs`)."""
 Global___DealCheck: _TypeAlias = DealCheck  # noqa: Y015
 
 class _YakuGroups:
@@ -442,10 +442,12 @@ class YakuRule(_message.Message):
     enabled: _builtins.bool
     """Whether the yaku counts at all (false: not part of the rule set)."""
     points: _builtins.int
-    """Its points."""
+    """Its points. An override that sets them without `points_after_koikoi` sets that to 0: the
+    yaku is then worth these points before and after a koi-koi call.
+    """
     extra: _builtins.bool
-    """Whether it earns +1 point per card beyond the cards it needs (extra animals, ribbons or
-    plains).
+    """Whether it earns +1 point per card beyond the cards it needs (extra lights, animals, ribbons
+    or plains).
     """
     points_after_koikoi: _builtins.int
     """Its points once the scorer has called koi-koi this round; 0 means the same as `points`."""
@@ -539,11 +541,11 @@ class KoiKoiRules(_message.Message):
     field_four: Global___DealCheckAction.ValueType
     """Deal check: four cards of one month on the field."""
     field_pairs: Global___DealCheckAction.ValueType
-    """Deal check: the field is four pairs of months."""
+    """Deal check: the field is four pairs of four different months."""
     hand_four: Global___DealCheckAction.ValueType
     """Deal check: a hand holds four cards of one month (teshi)."""
     hand_pairs: Global___DealCheckAction.ValueType
-    """Deal check: a hand is four pairs of months (kuttsuki)."""
+    """Deal check: a hand is four pairs of four different months (kuttsuki)."""
     teyaku_points: _builtins.int
     """Points of a hand deal check that wins the round (`DEAL_CHECK_ACTION_WIN`)."""
     yaku_groups: Global___YakuGroups.ValueType
