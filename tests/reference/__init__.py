@@ -1,0 +1,1 @@
+"""Independent readings of the rules (RULES.md), written apart from the engines, as test oracles."""
