@@ -392,6 +392,37 @@ def test_lightning_before_november_only_while_no_willow_was_seen() -> None:
     )
 
 
+def test_a_willow_turned_up_by_a_refill_leaves_the_lightning_wild() -> None:
+    # "Only while no willow card has been played or drawn": the refill turns a card up, it
+    # neither plays nor draws it (seed 001: "qu'aucune carte de novembre n'a encore été jouée").
+    rules = NINTENDO.with_overrides(
+        {"lightning_wild": "before-november", "refill_empty_field": True}
+    )
+    state = position(
+        rules,
+        hands=([C.PEONY_PLAIN_1, C.CLOVER_PLAIN_1], [C.WILLOW_LIGHTNING, C.MAPLE_DEER]),
+        field=[C.PEONY_PLAIN_2, C.IRIS_PLAIN_2],
+        stock=[C.IRIS_PLAIN_1, C.WILLOW_SWALLOW, C.PINE_PLAIN_1, C.PAULOWNIA_PLAIN_1],
+    )
+    # Seat 0 takes both field cards; seat 1's turn begins on an empty field, refilled.
+    refilled, events = apply(state, 0, Move.play(C.PEONY_PLAIN_1))
+    assert ev.FieldRefilled(C.WILLOW_SWALLOW) in events
+    assert refilled.field == mask_of([C.WILLOW_SWALLOW]) and not refilled.willow_seen
+    later, _ = apply(refilled, 1, Move.play(C.MAPLE_DEER))
+    later, _ = apply(later, 0, Move.play(C.CLOVER_PLAIN_1))
+    assert Move.play(C.WILLOW_LIGHTNING, C.MAPLE_DEER) in legal_moves(later)
+    # A willow drawn is seen: the same cards with the swallow drawn instead of turned up.
+    drawn = position(
+        rules,
+        hands=([C.PEONY_PLAIN_1, C.CLOVER_PLAIN_1], [C.WILLOW_LIGHTNING, C.MAPLE_DEER]),
+        field=[C.PEONY_PLAIN_2, C.IRIS_PLAIN_2],
+        stock=[C.WILLOW_SWALLOW, C.PINE_PLAIN_1, C.PAULOWNIA_PLAIN_1],
+    )
+    after, _ = apply(drawn, 0, Move.play(C.PEONY_PLAIN_1))
+    assert after.willow_seen
+    assert Move.play(C.WILLOW_LIGHTNING, C.IRIS_PLAIN_2) not in legal_moves(after)
+
+
 def test_lightning_is_an_ordinary_willow_when_the_option_is_off() -> None:
     state = lightning_position(NINTENDO)
     assert all(m.target == 0 for m in legal_moves(state) if m.card == C.WILLOW_LIGHTNING)

@@ -42,6 +42,7 @@ from hanafuda_referee.koikoi.rollout import (
 )
 from hanafuda_referee.koikoi.rules import ENUM_OPTIONS, PRESETS, YAKU_IDS, KoiKoiRules
 from hanafuda_referee.koikoi.scoring import points_function, score_stop, yaku_points
+from tests.koikoi.positions import position
 
 #: Options that change how a round is played and scored, with the values worth mixing.
 PLAY_OPTIONS: dict[str, Any] = {
@@ -83,6 +84,7 @@ EDGE_OVERRIDES: list[dict[str, Any]] = [
     },
     {"exhaustion": "last-koikoi-wins", "koikoi_limit": 2, "own_koikoi": "bonus-points"},
     {"exhaustion": "all-lost", "opponent_koikoi": "per-call", "all_calls_plus_one": True},
+    {"lightning_wild": "before-november", "refill_empty_field": True},
 ]
 
 
@@ -386,6 +388,25 @@ def test_stop_total_is_score_stops_total(
     base = yaku_points(rules, captured, month, own_calls)
     expected = score_stop(rules, captured, month, own_calls, opponent_calls, opponent_points)
     assert stop_total(rules, base, own_calls, opponent_calls, opponent_points) == expected.total
+
+
+@pytest.mark.parametrize("choice_seed", range(40))
+def test_a_willow_refilled_before_any_draw_leaves_the_lightning_wild(choice_seed: int) -> None:
+    # The play-out reads "a willow was drawn" from the stock's order; a refill that turns up the
+    # stock's first willow is no draw (the engine's test_flows has the same position).
+    rules = KoiKoiRules.from_preset(
+        "nintendo", {"lightning_wild": "before-november", "refill_empty_field": True}
+    )
+    state = position(
+        rules,
+        hands=(
+            [Card.PEONY_PLAIN_1, Card.CLOVER_PLAIN_1, Card.IRIS_BRIDGE],
+            [Card.WILLOW_LIGHTNING, Card.MAPLE_DEER, Card.PINE_CRANE],
+        ),
+        field=[Card.PEONY_PLAIN_2, Card.IRIS_PLAIN_2],
+        stock=[Card.IRIS_PLAIN_1, Card.WILLOW_SWALLOW, Card.PINE_PLAIN_1, Card.PAULOWNIA_PLAIN_1],
+    )
+    assert_same_round(state, choice_seed)
 
 
 def test_play_out_leaves_the_state_alone_and_refuses_a_finished_game() -> None:

@@ -21,8 +21,8 @@ Formats:
   or ``None`` once the game is over. Round results are :class:`RoundRecord` entries in
   ``KoiKoiGame.rounds``; a drawn game has ``winner`` ``None``.
 
-Where the spec leaves room, the readings are this module's own, except for three points on which
-it deliberately follows the engine's documented reading (docs/koikoi.md), so that the differential
+Where the spec leaves room, the readings are this module's own, except for two points on which it
+deliberately follows the engine's documented reading (docs/koikoi.md), so that the differential
 test can cover them rather than avoid them:
 
 - Yaku overrides take the keys ``points``, ``extra`` (+1 per card beyond those the yaku needs),
@@ -33,9 +33,6 @@ test can cover them rather than avoid them:
 - ``grand_yaku_fifteen`` and then ``five_to_six`` apply to the points as overridden (an override
   of ``goko`` is still worth 15; an override to 5 is worth 6), on both values of a yaku; the
   extra-card points are added after them.
-- With ``refill_empty_field``, a willow turned from the stock onto an empty field counts as drawn
-  for ``lightning_wild = before-november`` (this module first read it as not drawn: the spec
-  says "played or drawn", and the refill "turns" the card).
 """
 
 from __future__ import annotations
@@ -882,11 +879,8 @@ class KoiKoiGame:
     def _start_turn(self, seat: int) -> None:
         self.turn = seat
         if self.rules.options.refill_empty_field and not self.field and self.stock:
-            turned = self.stock.pop(0)
-            self.field.append(turned)
-            # The engine's reading: a card turned from the stock is drawn, for before-november.
-            if MONTH[turned] == WILLOW_MONTH:
-                self.willow_seen = True
+            # Turned up, neither played nor drawn: no willow seen for before-november.
+            self.field.append(self.stock.pop(0))
         # Counted with the calls he has now, so that his own call is never a rise.
         self.turn_start_points = self._points(seat)
         self.phase = "play"

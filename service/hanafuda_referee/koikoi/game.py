@@ -531,9 +531,9 @@ def _begin_turn(w: _Work, seat: int) -> None:
     if w.rules.refill_empty_field and not w.field and w.stock_pos < len(w.stock):
         card = w.stock[w.stock_pos]
         w.stock_pos += 1
+        # Turned up, not played or drawn: a willow here leaves a before-november lightning
+        # wild (RULES.md 1.3 "played or drawn"; seed 001: "jouée").
         w.field = 1 << card
-        if MONTH_OF[card] == _WILLOW_MONTH:
-            w.willow_seen = True
         w.events.append(FieldRefilled(card))
 
 

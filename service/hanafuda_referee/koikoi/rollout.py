@@ -358,7 +358,8 @@ def _play_round(
     # Whether a willow has been seen matters only to a "before-november" wild lightning, so
     # rather than watch every card, it is worked out when that lightning is in a hand: a willow
     # was seen before, or has left a hand since (a hand card leaves only when played), or the
-    # stock (read in order) has gone past its first willow.
+    # draws have gone past the first willow of the stock (read in order; a refill that turns
+    # that willow up moves the mark to the next one, as a refill is no draw).
     hand_willows = (hand | other_hand) & WILLOWS
     first_willow = n_stock
     if wild_mode == "before-november":
@@ -503,4 +504,10 @@ def _play_round(
         turn_cap = cap
         if refill and not field and pos < n_stock:
             field = 1 << stock[pos]
+            if pos == first_willow:
+                # A willow turned up by the refill is not drawn: the next one in the stock is
+                # the first a draw can take.
+                first_willow = next(
+                    (i for i in range(pos + 1, n_stock) if 1 << stock[i] & WILLOWS), n_stock
+                )
             pos += 1
