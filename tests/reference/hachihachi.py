@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from tests.reference.capture import capture, matches, plays
 from tests.reference.deck import ALL_CARDS, KIND, MONTH
 
 Move = tuple[str | None, ...]
@@ -505,9 +506,6 @@ class HachiHachiGame:
             return (self._decider, "shobu-or-sage")
         raise AssertionError(self._phase)
 
-    def _matches(self, card: str) -> list[str]:
-        return [f for f in self.field if MONTH[f] == MONTH[card]]
-
     def legal_moves(self) -> list[Move]:
         """Every move the pending seat may make, in the module docstring's format; ``[]`` once
         over. A played card names its target only when two field cards match it."""
@@ -519,16 +517,11 @@ class HachiHachiGame:
             p = self.players[self._turn_idx]
             moves: list[Move] = []
             for card in self.hands[p]:
-                m = self._matches(card)
-                if len(m) == 2:
-                    for t in m:
-                        moves.append(("play", card, t))
-                else:
-                    moves.append(("play", card, None))
+                moves.extend(plays(self.field, card))
             return moves
         if self._phase == "choose":
             assert self._drawn is not None
-            return [("choose", t) for t in self._matches(self._drawn)]
+            return [("choose", t) for t in matches(self.field, self._drawn)]
         if self._phase == "decide":
             return [("shobu",), ("sage",)]
         raise AssertionError(self._phase)
@@ -584,21 +577,7 @@ class HachiHachiGame:
 
     def _resolve(self, p: int, card: str, target: str | None) -> None:
         """Capture with one card, played or drawn, as in 1.3 step 1."""
-        m = self._matches(card)
-        if len(m) == 0:
-            self.field.append(card)
-        elif len(m) == 1:
-            self.field.remove(m[0])
-            self.captured[p] += [card, m[0]]
-        elif len(m) == 2:
-            assert target is not None and target in m
-            self.field.remove(target)
-            self.captured[p] += [card, target]
-        else:
-            # Three of the month on the field: the card takes all of them.
-            for f in m:
-                self.field.remove(f)
-            self.captured[p] += [card, *m]
+        self.captured[p] += capture(self.field, card, target)
 
     def _draw(self, p: int) -> None:
         # Three hands of seven and a stock of 21 run out together, so this is only a guard.
@@ -606,7 +585,7 @@ class HachiHachiGame:
             self._end_turn(p)
             return
         card = self.stock.pop(0)
-        if len(self._matches(card)) == 2:
+        if len(matches(self.field, card)) == 2:
             self._drawn = card
             self._phase = "choose"
             return

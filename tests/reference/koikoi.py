@@ -41,6 +41,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypedDict
 
+from tests.reference.capture import capture, matches, plays
 from tests.reference.deck import ALL_CARDS, KIND, MONTH
 
 RAIN_MAN = "willow-rainman"
@@ -694,16 +695,12 @@ class KoiKoiGame:
         if self.phase == "play":
             moves: list[Move] = []
             for card in self.hands[seat]:
-                matches = self._matches(card)
-                if len(matches) == 2:
-                    moves.extend(("play", card, target) for target in matches)
-                else:
-                    moves.append(("play", card, None))
+                moves.extend(plays(self.field, card))
                 if card == LIGHTNING and self._lightning_is_wild():
                     moves.extend(("play", card, f) for f in self.field if MONTH[f] != MONTH[card])
             return moves
         if self.phase == "choose" and self.drawn is not None:
-            return [("choose", target) for target in self._matches(self.drawn)]
+            return [("choose", target) for target in matches(self.field, self.drawn)]
         if self.phase == "decide":
             return [("koikoi",), ("stop",)]
         return []
@@ -866,9 +863,6 @@ class KoiKoiGame:
 
     # -- turns ----------------------------------------------------------------------------
 
-    def _matches(self, card: str) -> list[str]:
-        return [f for f in self.field if MONTH[f] == MONTH[card]]
-
     def _lightning_is_wild(self) -> bool:
         mode = self.rules.options.lightning_wild
         return mode == "on" or (mode == "before-november" and not self.willow_seen)
@@ -897,17 +891,7 @@ class KoiKoiGame:
         self._resolve(seat, card, target)
 
     def _resolve(self, seat: int, card: str, target: str | None) -> None:
-        matches = self._matches(card)
-        if not matches:
-            self.field.append(card)
-            return
-        if len(matches) == 2:
-            if target not in matches:
-                raise ValueError(f"{card} needs one of {matches} as its target")
-            matches = [target]
-        for m in matches:
-            self.field.remove(m)
-        self.captured[seat] += [card, *matches]
+        self.captured[seat] += capture(self.field, card, target)
 
     def _draw(self, seat: int) -> None:
         if not self.stock:
@@ -916,7 +900,7 @@ class KoiKoiGame:
         card = self.stock.pop(0)
         if MONTH[card] == WILLOW_MONTH:
             self.willow_seen = True
-        if len(self._matches(card)) == 2:
+        if len(matches(self.field, card)) == 2:
             self.drawn = card
             self.phase = "choose"
             return
