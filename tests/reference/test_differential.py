@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from hanafuda_referee.cards import Card, Kind, mask_of
+from hanafuda_referee.cards import MONTH_MASKS, Card, Kind, cards_of, mask_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.hachihachi import game as hachihachi
 from hanafuda_referee.hachihachi.events import RoundEnded, TeyakuDeclared
@@ -58,7 +58,7 @@ def codes(cards: Sequence[int]) -> list[str]:
 
 
 def month_cards(month: int) -> list[int]:
-    return list(range(4 * month - 3, 4 * month + 1))
+    return [int(c) for c in cards_of(MONTH_MASKS[month])]
 
 
 def same_moves(engine_moves: Sequence[Move], reference_moves: Sequence[RefMove]) -> None:
