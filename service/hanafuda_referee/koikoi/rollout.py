@@ -318,6 +318,11 @@ def _no_more_turns(
     return ("void", "exhaustion", -1, False)
 
 
+def _first_willow(stock: Sequence[int], start: int) -> int:
+    """The position of the first willow of ``stock`` from ``start`` on (its length: none)."""
+    return next((i for i in range(start, len(stock)) if 1 << stock[i] & WILLOWS), len(stock))
+
+
 def _play_round(
     game: _Round,
     step: int,
@@ -363,7 +368,7 @@ def _play_round(
     hand_willows = (hand | other_hand) & WILLOWS
     first_willow = n_stock
     if wild_mode == "before-november":
-        first_willow = next((i for i in range(pos, n_stock) if 1 << stock[i] & WILLOWS), n_stock)
+        first_willow = _first_willow(stock, pos)
     # Each seat's yaku points for its current captures and calls, kept up to date so that a turn
     # that captures nothing needs no scoring: the engine's turn_points is ``pts`` at turn start.
     pts = points(cap, month, calls) if cap else 0
@@ -507,7 +512,5 @@ def _play_round(
             if pos == first_willow:
                 # A willow turned up by the refill is not drawn: the next one in the stock is
                 # the first a draw can take.
-                first_willow = next(
-                    (i for i in range(pos + 1, n_stock) if 1 << stock[i] & WILLOWS), n_stock
-                )
+                first_willow = _first_willow(stock, pos + 1)
             pos += 1
