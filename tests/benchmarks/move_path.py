@@ -62,19 +62,25 @@ FORMS: dict[str, Form[Any]] = {"json": JSON, "wire": WIRE}
 Recorded = tuple[int, list[tuple[int, moves_pb2.Move]]]
 
 
-def _create(seed: int) -> service_pb2.CreateGameRequest:
-    return service_pb2.CreateGameRequest(
-        kind=rules_pb2.GAME_KIND_KOI_KOI, players=["Ann", "Bob"], seed=seed
-    )
+#: The games ``--kind`` names: the kind and its players.
+KINDS: dict[str, tuple[rules_pb2.GameKind.ValueType, list[str]]] = {
+    "koikoi": (rules_pb2.GAME_KIND_KOI_KOI, ["Ann", "Bob"]),
+    "hachihachi": (rules_pb2.GAME_KIND_HACHI_HACHI, ["Ann", "Bob", "Cid"]),
+}
+
+
+def _create(seed: int, kind_name: str) -> service_pb2.CreateGameRequest:
+    kind, players = KINDS[kind_name]
+    return service_pb2.CreateGameRequest(kind=kind, players=players, seed=seed)
 
 
 async def record(
-    referee: Referee, games: int, rng: random.Random, first_seed: int = 1
+    referee: Referee, games: int, rng: random.Random, first_seed: int = 1, kind: str = "koikoi"
 ) -> list[Recorded]:
     """Games played to the end by random legal moves, each as its seed and moves."""
     recorded: list[Recorded] = []
     for seed in range(first_seed, first_seed + games):
-        created = await referee.CreateGame(_create(seed), Caller())
+        created = await referee.CreateGame(_create(seed, kind), Caller())
         tokens, view, moves = list(created.player_tokens), created.view, []
         while view.status != game_pb2.GAME_STATUS_OVER:
             seat = view.turn
@@ -96,37 +102,41 @@ def _log_to_nowhere() -> None:
     sys.stdout = out
 
 
-def _record_here(first_seed: int, games: int, rng_seed: int) -> list[tuple[int, list[bytes]]]:
+def _record_here(
+    first_seed: int, games: int, rng_seed: int, kind: str
+) -> list[tuple[int, list[bytes]]]:
     """:func:`record` in this process, on a referee of its own, from seed ``first_seed`` on;
     each move as its seat byte and serialized message (they cross to the parent process)."""
     _log_to_nowhere()
     referee = Referee(MemoryStore(), allow_testing=True)
-    recorded = asyncio.run(record(referee, games, random.Random(rng_seed), first_seed))
+    recorded = asyncio.run(record(referee, games, random.Random(rng_seed), first_seed, kind))
     return [
         (seed, [bytes([s]) + m.SerializeToString() for s, m in moves]) for seed, moves in recorded
     ]
 
 
-def record_elsewhere(slices: int, games: int, rng_seed: int) -> list[list[Recorded]]:
+def record_elsewhere(slices: int, games: int, rng_seed: int, kind: str) -> list[list[Recorded]]:
     """``slices`` lists of ``games`` recorded games each, all different, recorded in a child
     process: this one has never seen them, nor their answers."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as child:
-        raw = child.submit(_record_here, 1, slices * games, rng_seed).result()
+        raw = child.submit(_record_here, 1, slices * games, rng_seed, kind).result()
     recorded: list[Recorded] = [
         (seed, [(m[0], moves_pb2.Move.FromString(m[1:])) for m in moves]) for seed, moves in raw
     ]
     return [recorded[i * games : (i + 1) * games] for i in range(slices)]
 
 
-async def replay(referee: Referee, recorded: list[Recorded], form: str) -> tuple[float, float, int]:
+async def replay(
+    referee: Referee, recorded: list[Recorded], form: str, kind: str
+) -> tuple[float, float, int]:
     """Wall and CPU seconds spent submitting the recorded moves and writing their answers, and
     the number of moves."""
     written = FORMS[form]
     wall = cpu = 0.0
     count = 0
     for n, (seed, moves) in enumerate(recorded):
-        created = await referee.CreateGame(_create(seed), Caller())
+        created = await referee.CreateGame(_create(seed, kind), Caller())
         requests = [
             (
                 service_pb2.SubmitMoveRequest(game=created.game, move=move, request_id=f"{n}-{i}"),
@@ -187,14 +197,14 @@ class _AsgiCaller:
 
 
 async def replay_http(
-    referee: Referee, app: Any, recorded: list[Recorded]
+    referee: Referee, app: Any, recorded: list[Recorded], kind: str
 ) -> tuple[float, float, int]:
     """:func:`replay` through the HTTP app: each move a ``POST /v1/games/{game}/moves``."""
     call = _AsgiCaller(app)
     wall = cpu = 0.0
     count = 0
     for n, (seed, moves) in enumerate(recorded):
-        created = await referee.CreateGame(_create(seed), Caller())
+        created = await referee.CreateGame(_create(seed, kind), Caller())
         path = f"/v1/games/{created.game}/moves"
         requests = []
         for i, (seat, move) in enumerate(moves):
@@ -247,6 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--form", choices=sorted(FORMS), default="json")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kind", choices=sorted(KINDS), default="koikoi", help="the games played")
     parser.add_argument(
         "--same-games",
         action="store_true",
@@ -273,18 +284,18 @@ def main(argv: list[str] | None = None) -> None:
             for handler in benchmark_endpoints.http_handlers(store):
                 app.register(handler)
         if args.same_games:
-            recorded = await record(referee, args.games, random.Random(args.seed))
+            recorded = await record(referee, args.games, random.Random(args.seed), kind=args.kind)
             slices = [recorded] * (args.runs + 1)
         else:
-            slices = record_elsewhere(args.runs + 1, args.games, args.seed)
+            slices = record_elsewhere(args.runs + 1, args.games, args.seed, args.kind)
         walls, cpus, yardsticks, noops = [], [], [], []
         count = moves = 0
         for run, recorded in enumerate(slices):
             gc.collect()
             if app is None:
-                wall, cpu, count = await replay(referee, recorded, args.form)
+                wall, cpu, count = await replay(referee, recorded, args.form, args.kind)
             else:
-                wall, cpu, count = await replay_http(referee, app, recorded)
+                wall, cpu, count = await replay_http(referee, app, recorded, args.kind)
             if run == 0:  # the warm-up
                 continue
             if app is not None:
@@ -321,8 +332,8 @@ def main(argv: list[str] | None = None) -> None:
 def _command(args: argparse.Namespace) -> str:
     return (
         f"{sys.executable} -m tests.benchmarks.move_path --games {args.games} "
-        f"--runs {args.runs} --form {args.form} --seed {args.seed} --through {args.through}"
-        + (" --same-games" if args.same_games else "")
+        f"--runs {args.runs} --form {args.form} --seed {args.seed} --through {args.through} "
+        f"--kind {args.kind}" + (" --same-games" if args.same_games else "")
     )
 
 

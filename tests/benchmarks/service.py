@@ -8,8 +8,9 @@ p50/p99 latency of:
 1. the no-op (``GET /bench/noop``, ``hanafuda.bench.Bench/Noop``): the cheapest request;
 2. the one-write request (``POST /bench/write``, ``Bench/Write``): one plain SET through the
    store's own Redis client;
-3. moves: complete default Koi-Koi games, many at once, each driven by a client loop (create with
-   a seed, then the seat on turn submits a legal move, with a request id, until the game is over).
+3. moves: complete default Koi-Koi games (``--kind hachihachi``: Hachi-Hachi games of three),
+   many at once, each driven by a client loop (create with a seed, then the seat on turn submits
+   a legal move, with a request id, until the game is over).
    Only ``SubmitMove`` requests count. A client does not read the game before each move: the
    mover's answer carries its next legal moves when it is still on turn, and the field; the other
    seat plays from the hand its own last answer showed. It reads (``GetGame``) only when a seat's
@@ -97,6 +98,11 @@ CARD_NUMBER: dict[str, int] = {v.name: v.number for v in cards_pb2.Card.DESCRIPT
 KIND_NUMBER: dict[str, int] = {v.name: v.number for v in moves_pb2.MoveKind.DESCRIPTOR.values}
 
 WORKLOADS = ("noop", "write", "moves")
+#: The games ``--kind`` plays: the kind and its players.
+GAMES: dict[str, tuple[rules_pb2.GameKind.ValueType, tuple[str, ...]]] = {
+    "koikoi": (rules_pb2.GAME_KIND_KOI_KOI, ("Ann", "Bob")),
+    "hachihachi": (rules_pb2.GAME_KIND_HACHI_HACHI, ("Ann", "Bob", "Cid")),
+}
 #: Moves each game of the memory measurement is played for (about half a round).
 MEMORY_MOVES = 10
 
@@ -172,8 +178,9 @@ class GameClient(Protocol):
 class HttpClient:
     """A minimal HTTP/1.1 keep-alive client: one connection, one request at a time."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, kind: str = "koikoi") -> None:
         self._address = (host, port)
+        self._kind, self._players = GAMES[kind]
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
@@ -225,7 +232,7 @@ class HttpClient:
             raise RuntimeError(f"write: HTTP {status}")
 
     async def create(self, seed: int) -> tuple[str, list[str], Seen]:
-        payload = {"kind": "GAME_KIND_KOI_KOI", "players": ["Ann", "Bob"], "seed": seed}
+        payload = {"kind": self._kind, "players": list(self._players), "seed": seed}
         created = await self._json(b"POST", "/v1/games", payload, None)
         return created["game"], created["playerTokens"], seen_of_json(created["view"])
 
@@ -251,8 +258,9 @@ _REFUSALS = {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUME
 class GrpcClient:
     """The generated stub over a channel shared by the lanes of one process."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel, kind: str = "koikoi") -> None:
         self._stub = service_pb2_grpc.RefereeServiceStub(channel)
+        self._kind, self._players = GAMES[kind]
         self._noop: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
             NOOP_METHOD
         )
@@ -268,9 +276,7 @@ class GrpcClient:
 
     async def create(self, seed: int) -> tuple[str, list[str], Seen]:
         created = await self._stub.CreateGame(
-            service_pb2.CreateGameRequest(
-                kind=rules_pb2.GAME_KIND_KOI_KOI, players=["Ann", "Bob"], seed=seed
-            )
+            service_pb2.CreateGameRequest(kind=self._kind, players=self._players, seed=seed)
         )
         return created.game, list(created.player_tokens), seen_of_proto(created.view)
 
@@ -413,6 +419,8 @@ class WorkerSpec:
     rate: float = 0.0
     index: int = 0
     seed: int = 1
+    #: The games the moves workload plays (a key of GAMES).
+    kind: str = "koikoi"
 
 
 @dataclass
@@ -442,9 +450,9 @@ async def _run_worker(spec: WorkerSpec, barrier: Barrier) -> WorkerResult:
     clients: list[GameClient] = []
     for _ in range(spec.lanes * (4 if spec.open_loop else 1)):
         if channel is not None:
-            clients.append(GrpcClient(channel))
+            clients.append(GrpcClient(channel, spec.kind))
         else:
-            clients.append(HttpClient(*spec.http))
+            clients.append(HttpClient(*spec.http, spec.kind))
     seeds = iter(range(spec.seed * 10_000_000 + spec.index * 1_000_000, 1 << 62))
     rng = random.Random(spec.seed * 1000 + spec.index)
     players = [
@@ -907,6 +915,13 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--log-level", default="INFO", help="the started server's log level")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--kind",
+        choices=sorted(GAMES),
+        default="koikoi",
+        help="the games the moves workload plays (3 players for Hachi-Hachi); the memory "
+        "figure is always Koi-Koi's",
+    )
     parser.add_argument("--redis-url", help="use this Redis instead of a private redis-server")
     parser.add_argument(
         "--http-url",
@@ -1016,6 +1031,7 @@ def main() -> None:
         warmup=args.warmup,
         duration=args.duration,
         seed=args.seed,
+        kind=args.kind,
     )
     command = [".venv/bin/python", "-m", "tests.benchmarks.service", *sys.argv[1:]]
     print(f"command: {shlex.join(command)}")

@@ -10,19 +10,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hanafuda.v1 import moves_pb2
 from tests.benchmarks.move_path import record_elsewhere
 
 _ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_each_slice_holds_other_games_recorded_to_their_end() -> None:
-    slices = record_elsewhere(2, 2, rng_seed=1)
+@pytest.mark.parametrize(("kind", "seats"), [("koikoi", {0, 1}), ("hachihachi", {0, 1, 2})])
+def test_each_slice_holds_other_games_recorded_to_their_end(kind: str, seats: set[int]) -> None:
+    slices = record_elsewhere(2, 2, rng_seed=1, kind=kind)
     assert [[seed for seed, _ in games] for games in slices] == [[1, 2], [3, 4]]
     for games in slices:
         for _, moves in games:
             assert moves
-            assert all(seat in (0, 1) for seat, _ in moves)
+            assert {seat for seat, _ in moves} == seats
             assert all(isinstance(move, moves_pb2.Move) for _, move in moves)
 
 
@@ -56,3 +58,10 @@ def test_same_games_replays_what_the_process_recorded() -> None:
     assert "(the same games each run)" in output
     assert _microseconds(output) > 0
     assert output.rstrip().endswith("--same-games")
+
+
+def test_hachi_hachi_games_are_replayed_through_the_http_app() -> None:
+    output = _run("--kind", "hachihachi", "--through", "http")
+    assert "through the HTTP app" in output
+    assert _microseconds(output) > 0
+    assert "--kind hachihachi" in output
