@@ -16,7 +16,7 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
-from hanafuda.v1 import game_pb2, service_pb2
+from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.forms import JSON, MESSAGE, WIRE
@@ -36,12 +36,16 @@ async def test_every_answer_of_random_games_is_written_as_its_message() -> None:
     rng = random.Random(2026)
     seen: set[str] = set()
     answers = 0
-    for index, preset in enumerate(presets.presets):
-        players = ["Ann", "Bob", "Cy"][: 2 if preset.kind == 1 else 3]
+    names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]
+    # Every preset with its game's players, and Hachi-Hachi with 4 to 6 participants (drops).
+    games = [
+        (p.kind, p.name, names[: 2 if p.kind == rules_pb2.GAME_KIND_KOI_KOI else 3])
+        for p in presets.presets
+    ]
+    games += [(rules_pb2.GAME_KIND_HACHI_HACHI, "", names[:count]) for count in (4, 5, 6)]
+    for index, (kind, preset, players) in enumerate(games):
         created = await referee.CreateGame(
-            service_pb2.CreateGameRequest(
-                kind=preset.kind, preset=preset.name, players=players, seed=index
-            ),
+            service_pb2.CreateGameRequest(kind=kind, preset=preset, players=players, seed=index),
             Caller(),
         )
         tokens = list(created.player_tokens)
@@ -73,6 +77,8 @@ async def test_every_answer_of_random_games_is_written_as_its_message() -> None:
     # The games went through the rare shapes too.
     assert {"WAITING_FOR_TARGET_CHOICE", "WAITING_FOR_KOIKOI_DECISION"} <= seen
     assert {"round_ended", "game_ended", "yaku_formed", "koikoi_called"} <= seen
+    assert {"WAITING_FOR_JOIN_DECISION", "WAITING_FOR_SAGE_DECISION"} <= seen
+    assert {"participation_decided", "teyaku_declared", "dekiyaku_formed", "sage_called"} <= seen
 
 
 @pytest.mark.parametrize(

@@ -18,14 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
 from hanafuda_referee.api.adapters import GameInfo
-from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto, move_message
+from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
+from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
+from hanafuda_referee.api.written_parts import WrittenParts
 from hanafuda_referee.cards import cards_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.hachihachi import codec
@@ -64,7 +65,7 @@ from hanafuda_referee.hachihachi.game import (
 from hanafuda_referee.hachihachi.rules import DEFAULT_PRESET, PRESETS, HachiHachiRules
 from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TeyakuId
-from hanafuda_referee.hachihachi.view import view
+from hanafuda_referee.hachihachi.view import SeatInfo, view
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, pack
 
@@ -467,14 +468,71 @@ def event_to_proto(
 # --- the adapter -----------------------------------------------------------------------------
 
 
-def _dekiyaku_messages(captured: int, paid: Sequence[DekiyakuId]) -> list[scoring_pb2.Dekiyaku]:
-    formed = {d.id: d.cards for d in dekiyaku_of(captured)}
-    return [
-        scoring_pb2.Dekiyaku(
-            id=d.value, value=DEKIYAKU_VALUES[d], cards=card_list(formed.get(d, 0))
+_VIEW = game_pb2.GameView.DESCRIPTOR
+_SEAT_INFO = game_pb2.SeatInfo.DESCRIPTOR
+_TEYAKU = scoring_pb2.Teyaku.DESCRIPTOR
+_DEKIYAKU = scoring_pb2.Dekiyaku.DESCRIPTOR
+
+
+class _WrittenParts(WrittenParts[W]):
+    """The parts of Hachi-Hachi's views and events in one form (see :class:`.WrittenParts`),
+    with each seat's line, which changes only when that seat plays, declares or is paid."""
+
+    def __init__(self, rules: HachiHachiRules, form: Form[W]) -> None:
+        super().__init__(
+            form,
+            _rules_message(rules),
+            lambda blob, seat, game: event_to_proto(rules, blob, seat, game),
+            _round_result_message,
         )
-        for d in paid
-    ]
+        self.seat = lru_cache(maxsize=4096)(self._seat)
+
+    def _seat(self, info: SeatInfo, name: str) -> W:
+        """A seat's line: its teyaku once declared, and the dekiyaku it has been paid for, each
+        with the cards of its captures that form it now."""
+        form = self.form
+        formed = {d.id: d.cards for d in dekiyaku_of(info.captured)} if info.dekiyaku else {}
+        dekiyaku = [
+            form.compose(
+                _DEKIYAKU,
+                {"id": d.value, "value": DEKIYAKU_VALUES[d], "cards": card_list(formed.get(d, 0))},
+            )
+            for d in info.dekiyaku
+        ]
+        teyaku = info.teyaku
+        values = {
+            "seat": info.seat,
+            "name": name,
+            "balance_halves": info.balance,
+            "captured": card_list(info.captured),
+            "hand_size": info.hand_size,
+            "participation": int(info.participation),
+            "teyaku": None
+            if teyaku is None
+            else form.compose(
+                _TEYAKU,
+                {"id": teyaku.id.value, "value": teyaku.value, "cards": card_list(teyaku.exposed)},
+            ),
+            "dekiyaku": form.list(dekiyaku),
+            "sage": info.sage,
+        }
+        return form.compose(_SEAT_INFO, values)
+
+
+@lru_cache(maxsize=128)
+def _parts(rules: HachiHachiRules) -> dict[int, _WrittenParts[Any]]:
+    """The parts of ``rules`` kept so far, by the id of their form."""
+    return {}
+
+
+def _written(rules: HachiHachiRules, form: Form[W]) -> _WrittenParts[W]:
+    """The parts of ``rules`` written in ``form`` (one of the module constants of
+    :mod:`.forms`)."""
+    by_form = _parts(rules)
+    parts = by_form.get(id(form))
+    if parts is None:
+        parts = by_form[id(form)] = _WrittenParts(rules, form)
+    return parts
 
 
 class HachiHachiAdapter:
@@ -530,62 +588,48 @@ class HachiHachiAdapter:
     def view(
         self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int
     ) -> game_pb2.GameView:
-        """See :meth:`.adapters.GameAdapter.view`."""
-        seen = view(state, seat)
-        over = state.phase is Phase.OVER
-        out = game_pb2.GameView(
-            game=game.game_id,
-            kind=rules_pb2.GAME_KIND_HACHI_HACHI,
-            version=version,
-            status=game_pb2.GAME_STATUS_OVER if over else game_pb2.GAME_STATUS_IN_PROGRESS,
-            round=seen.round,
-            dealer=seen.dealer,
-            hand=card_list(seen.hand),
-            field=card_list(seen.field),
-            stock_size=seen.stock_size,
-            field_multiplier=seen.multiplier,
-            table_halves=seen.table,
-        )
-        out.rules.CopyFrom(_rules_message(state.rules))
-        for info in seen.seats:
-            message = game_pb2.SeatInfo(
-                seat=info.seat,
-                name=game.players[info.seat],
-                balance_halves=info.balance,
-                captured=card_list(info.captured),
-                hand_size=info.hand_size,
-                participation=game_pb2.Participation.ValueType(int(info.participation)),
-                dekiyaku=_dekiyaku_messages(info.captured, info.dekiyaku),
-                sage=info.sage,
-            )
-            if info.teyaku is not None:
-                message.teyaku.CopyFrom(
-                    scoring_pb2.Teyaku(
-                        id=info.teyaku.id.value,
-                        value=info.teyaku.value,
-                        cards=card_list(info.teyaku.exposed),
-                    )
-                )
-            out.seats.append(message)
-        if seat is not None:
-            out.viewer_seat = seat
-        out.waiting.kind = _WAITING[state.phase]
-        if over:
-            out.game_result.CopyFrom(_game_result(state.balances, state.winner))
-        else:
-            out.turn = seen.turn
-            if state.phase is Phase.DRAWN_TARGET:
-                out.waiting.drawn_card = card_value(seen.drawn)
-                out.waiting.targets.extend(card_list(seen.target_options))
-        out.legal_moves.extend([move_message(m) for m in seen.legal_moves])
-        out.results.extend([_round_result_message(r) for r in seen.results])
-        return out
+        """See :meth:`.adapters.GameAdapter.view`: :meth:`written_view` as a message."""
+        return cast(game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE))
 
     def written_view(
         self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
     ) -> W:
-        """See :meth:`.adapters.GameAdapter.written_view`: the message, written."""
-        return form.message(self.view(state, seat, game, version))
+        """See :meth:`.adapters.GameAdapter.written_view`: composed from its parts, kept per
+        rule set and form (the rules, seat lines, round results, moves), without the message."""
+        written = _written(state.rules, form)
+        seen = view(state, seat)
+        over = state.phase is Phase.OVER
+        players = game.players
+        values: dict[str, object] = {
+            "game": game.game_id,
+            "kind": rules_pb2.GAME_KIND_HACHI_HACHI,
+            "rules": written.rules,
+            "version": version,
+            "status": game_pb2.GAME_STATUS_OVER if over else game_pb2.GAME_STATUS_IN_PROGRESS,
+            "round": seen.round,
+            "dealer": seen.dealer,
+            "seats": form.list([written.seat(i, players[i.seat]) for i in seen.seats]),
+            "viewer_seat": seat,
+            "hand": card_list(seen.hand),
+            "field": card_list(seen.field),
+            "stock_size": seen.stock_size,
+            "legal_moves": form.list([written.move(m) for m in seen.legal_moves]),
+            "field_multiplier": seen.multiplier,
+            "table_halves": seen.table,
+            "results": written.results(seen.results),
+        }
+        if over:
+            values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)
+            values["game_result"] = form.message(_game_result(state.balances, state.winner))
+        else:
+            values["turn"] = seen.turn
+            if state.phase is Phase.DRAWN_TARGET:
+                values["waiting"] = written.waiting(
+                    _WAITING[state.phase], seen.drawn, seen.target_options
+                )
+            else:
+                values["waiting"] = written.waiting(_WAITING[state.phase], 0, 0)
+        return form.compose(_VIEW, values)
 
     def event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo
@@ -596,8 +640,15 @@ class HachiHachiAdapter:
     def written_event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
     ) -> WrittenEvent[W]:
-        """See :meth:`.adapters.GameAdapter.written_event`: the message, written each time."""
-        return written_event(self.event(state, blob, seat, game), form)
+        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form, by the
+        blob and what else the event shows, most often nothing."""
+        tag = blob[0] if blob else 0  # every tag is one varint byte
+        return _written(state.rules, form).event(
+            blob,
+            # Only a deal shows a seat its own hand, and only the creation names the players.
+            seat if tag == _Tag.ROUND_DEALT else None,
+            game.players if tag == _Tag.GAME_CREATED else (),
+        )
 
     def encode_state(self, state: HachiHachiState) -> bytes:
         """The engine's own compact codec."""

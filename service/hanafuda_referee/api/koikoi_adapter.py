@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
@@ -26,11 +26,11 @@ from hanafuda_referee.api.convert import (
     deal_to_proto,
     koikoi_overrides,
     koikoi_rules_to_proto,
-    move_message,
     score_to_proto,
 )
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent, written_event
+from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
+from hanafuda_referee.api.written_parts import WrittenParts
 from hanafuda_referee.cards import MONTH_OF
 from hanafuda_referee.dealing import Deal, shuffled_deal
 from hanafuda_referee.koikoi import codec
@@ -159,60 +159,26 @@ def _game_end(rules: KoiKoiRules, scores: tuple[int, int]) -> int:
 
 
 _VIEW = game_pb2.GameView.DESCRIPTOR
-_WAITING_TYPE = game_pb2.Waiting.DESCRIPTOR
 _SEAT_INFO = game_pb2.SeatInfo.DESCRIPTOR
 _YAKU_SCORE = scoring_pb2.YakuScore.DESCRIPTOR
 
 
-class _WrittenParts(Generic[W]):
-    """The parts of views and the events of one rule set, written in one form and kept: a
-    view is composed from them (:meth:`KoiKoiAdapter.written_view`) without its message. Every
-    view carries the rules, each seat's line (which changes only when that seat plays), the
-    legal moves and every finished round; most of a move's events recur (a card played or
-    drawn and what it took)."""
+class _WrittenParts(WrittenParts[W]):
+    """The parts of Koi-Koi's views and events in one form (see :class:`.WrittenParts`), with
+    each seat's line, which changes only when that seat plays."""
 
     def __init__(self, parts: _RuleSetParts, form: Form[W]) -> None:
+        rules = parts.rules
+        super().__init__(
+            form,
+            parts.message,
+            lambda blob, seat, game: event_to_proto(rules, blob, seat, game),
+            parts.round_result,
+        )
         self._parts = parts
-        self.form = form
-        self.rules = form.message(parts.message)
         self.seat = lru_cache(maxsize=4096)(self._seat)
         self._seat_yaku = lru_cache(maxsize=4096)(self._seat_yaku_uncached)
         self._yaku = lru_cache(maxsize=4096)(self._yaku_uncached)
-        self._round_result = lru_cache(maxsize=4096)(self._round_result_uncached)
-        self.move = lru_cache(maxsize=4096)(self._move)
-        self.waiting = lru_cache(maxsize=1024)(self._waiting)
-        # Larger: the plays and draws of a card with what they take number a few thousand.
-        self.event = lru_cache(maxsize=16384)(self._event)
-        # By the identity of a state's results tuple (see results), with the tuple.
-        self._results_by_id: dict[int, tuple[tuple[RoundResult, ...], Any]] = {}
-
-    def results(self, results: tuple[RoundResult, ...]) -> Any:
-        """The finished rounds, as a repeated field's value. A game's states share their
-        results tuple until a round ends, so it is looked up by identity first: hashing every
-        result of a long game on every view costs more than the lookups it saves."""
-        known = self._results_by_id.get(id(results))
-        if known is not None and known[0] is results:
-            return known[1]
-        written = self.form.list([self._round_result(r) for r in results])
-        if len(self._results_by_id) >= 1024:  # bounded: forget them all, they are rebuilt
-            self._results_by_id.clear()
-        self._results_by_id[id(results)] = (results, written)
-        return written
-
-    def _event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
-        event = event_to_proto(self._parts.rules, blob, seat, GameInfo("", players))
-        return written_event(event, self.form)
-
-    def _round_result_uncached(self, result: RoundResult) -> W:
-        return self.form.message(self._parts.round_result(result))
-
-    def _move(self, move: Move) -> W:
-        return self.form.message(move_message(move))
-
-    def _waiting(self, kind: int, drawn: int, options: int) -> W:
-        """What the game waits for, and a drawn card's targets."""
-        values = {"kind": kind, "drawn_card": drawn, "targets": card_list(options)}
-        return self.form.compose(_WAITING_TYPE, values)
 
     def _yaku_uncached(self, yaku: Yaku) -> W:
         values = {"id": yaku.id, "cards": card_list(yaku.cards), "points": yaku.points}

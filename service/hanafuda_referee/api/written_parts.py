@@ -1,0 +1,90 @@
+"""The parts both game kinds compose their views and events from, kept written in one form.
+
+A view is composed (:meth:`.forms.Form.compose`) from parts written once and kept between
+requests, per rule set and form: the rules, the legal moves, what the game waits for, the
+finished rounds and, for the events, the payload of each stored event blob. Each adapter
+subclasses :class:`WrittenParts` with its own seat lines (Koi-Koi's yaku, Hachi-Hachi's teyaku
+and dekiyaku) and gives it how its rule set, events and round results read as messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any, Generic, TypeVar
+
+from google.protobuf.message import Message
+from hanafuda.v1 import game_pb2
+
+from hanafuda_referee.api.adapters import GameInfo
+from hanafuda_referee.api.convert import card_list, move_message
+from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
+from hanafuda_referee.moves import Move
+
+__all__ = ["EventMessage", "WrittenParts"]
+
+W = TypeVar("W")
+
+#: A stored event blob as a seat (None: a spectator) of a game may see it, as a message.
+EventMessage = Callable[[bytes, "int | None", GameInfo], Message]
+
+_WAITING_TYPE = game_pb2.Waiting.DESCRIPTOR
+
+
+class WrittenParts(Generic[W]):
+    """The parts of views and the events of one rule set, written in ``form`` and kept.
+
+    Every view carries the rules, the legal moves, what the game waits for and every finished
+    round; most of a move's events recur (a card played or drawn and what it took). Caches are
+    bounded; parts are shared between answers and never mutated (the message form's
+    constructors copy them).
+    """
+
+    def __init__(
+        self,
+        form: Form[W],
+        rules: Message,
+        event: EventMessage,
+        round_result: Callable[[Any], Message],
+    ) -> None:
+        self.form = form
+        #: The rule set, written.
+        self.rules = form.message(rules)
+        self._event_message = event
+        self._round_result_message = round_result
+        self.move = lru_cache(maxsize=4096)(self._move)
+        self.waiting = lru_cache(maxsize=1024)(self._waiting)
+        self._round_result = lru_cache(maxsize=4096)(self._round_result_uncached)
+        # Larger: the plays and draws of a card with what they take number a few thousand.
+        self.event = lru_cache(maxsize=16384)(self._event)
+        # By the identity of a state's results tuple (see results), with the tuple.
+        self._results_by_id: dict[int, tuple[tuple[Any, ...], Any]] = {}
+
+    def results(self, results: tuple[Any, ...]) -> Any:
+        """The finished rounds, as a repeated field's value. A game's states share their
+        results tuple until a round ends, so it is looked up by identity first: hashing every
+        result of a long game on every view costs more than the lookups it saves."""
+        known = self._results_by_id.get(id(results))
+        if known is not None and known[0] is results:
+            return known[1]
+        written = self.form.list([self._round_result(r) for r in results])
+        if len(self._results_by_id) >= 1024:  # bounded: forget them all, they are rebuilt
+            self._results_by_id.clear()
+        self._results_by_id[id(results)] = (results, written)
+        return written
+
+    def _event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
+        """A stored event as ``seat`` sees it; ``players`` only for the event that names them
+        (callers pass None and () wherever the event shows neither, so that it is kept once)."""
+        return written_event(self._event_message(blob, seat, GameInfo("", players)), self.form)
+
+    def _round_result_uncached(self, result: Any) -> W:
+        return self.form.message(self._round_result_message(result))
+
+    def _move(self, move: Move) -> W:
+        return self.form.message(move_message(move))
+
+    def _waiting(self, kind: int, drawn: int, options: int) -> W:
+        """What the game waits for, and a drawn card's targets."""
+        values = {"kind": kind, "drawn_card": drawn, "targets": card_list(options)}
+        return self.form.compose(_WAITING_TYPE, values)
