@@ -24,7 +24,7 @@ a server it started, the server's CPU time per request of each workload: the mov
 (a move less the no-op) next to the one write's (the write less the no-op), the two costs that
 move/one-write compares once the cost of serving any request is taken out.
 
-It also measures Redis memory per in-progress Koi-Koi game first, on the fresh server: 2,000
+It also measures Redis memory per in-progress game (of ``--kind``) first, on the fresh server: 2,000
 games played for ten moves each (about half a round, every move with a request id), the MEMORY
 USAGE of each game's keys summed, and the growth of ``used_memory``; then deletes those keys.
 
@@ -98,6 +98,8 @@ CARD_NUMBER: dict[str, int] = {v.name: v.number for v in cards_pb2.Card.DESCRIPT
 KIND_NUMBER: dict[str, int] = {v.name: v.number for v in moves_pb2.MoveKind.DESCRIPTOR.values}
 
 WORKLOADS = ("noop", "write", "moves")
+#: The games ``--kind`` plays, as the figures name them.
+_GAME_NAMES = {"koikoi": "Koi-Koi", "hachihachi": "Hachi-Hachi"}
 #: The games ``--kind`` plays: the kind and its players.
 GAMES: dict[str, tuple[rules_pb2.GameKind.ValueType, tuple[str, ...]]] = {
     "koikoi": (rules_pb2.GAME_KIND_KOI_KOI, ("Ann", "Bob")),
@@ -752,7 +754,7 @@ def describe(transport: str, workload: str, m: Measurement) -> str:
 
 
 async def measure_memory(
-    grpc_target: str, redis_url: str, prefix: str, games: int, concurrency: int
+    grpc_target: str, redis_url: str, prefix: str, games: int, concurrency: int, kind: str
 ) -> tuple[float, float, float]:
     """(MEMORY USAGE per game, used_memory growth per game, mean version reached).
 
@@ -778,7 +780,7 @@ async def measure_memory(
                 played: list[str] = []
 
                 async def lane(rng: random.Random) -> None:
-                    player = Player(GrpcClient(channel), rng, seeds, Counters())
+                    player = Player(GrpcClient(channel, kind), rng, seeds, Counters())
                     for _ in pending:
                         await player.new_game()
                         created.append(player.game)
@@ -919,8 +921,7 @@ def _arguments() -> argparse.Namespace:
         "--kind",
         choices=sorted(GAMES),
         default="koikoi",
-        help="the games the moves workload plays (3 players for Hachi-Hachi); the memory "
-        "figure is always Koi-Koi's",
+        help="the games the moves workload and the memory figure play (3 players for Hachi-Hachi)",
     )
     parser.add_argument("--redis-url", help="use this Redis instead of a private redis-server")
     parser.add_argument(
@@ -1058,11 +1059,13 @@ def main() -> None:
                     deployment.prefix,
                     args.memory_games,
                     32,
+                    args.kind,
                 )
             )
             print(
-                f"\nmemory per in-progress Koi-Koi game ({args.memory_games} games, {MEMORY_MOVES} "
-                f"moves each with a request id, mean version {version_reached:.1f}): "
+                f"\nmemory per in-progress {_GAME_NAMES[args.kind]} game ({args.memory_games} "
+                f"games, {MEMORY_MOVES} moves each with a request id, mean version "
+                f"{version_reached:.1f}): "
                 f"MEMORY USAGE of its keys {usage:.0f} B, used_memory growth {growth:.0f} B"
             )
         elif args.memory_games:
