@@ -102,14 +102,35 @@ def _read_payments(r: Reader) -> tuple[Payment, ...]:
     return tuple(Payment(r.uint(), r.uint(), r.uint(), _word(r)) for _ in range(r.uint()))
 
 
-def encode(state: HachiHachiState) -> bytes:
-    """The state as bytes; :func:`decode` gives back an equal state."""
+@lru_cache(maxsize=256)
+def _overrides_text(rules: HachiHachiRules) -> str:
+    """How a state stores its rule set's differences from the preset; worked out once per rule
+    set, as every move encodes the state again."""
+    overrides = rules.overrides()
+    return json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else ""
+
+
+#: The encoded parts that stay the same over many moves, by the identity of what they encode
+#: (a game's states share their rule set, prepared deals and results objects until these change):
+#: each entry keeps its objects, so an id cannot be reused while it is cached.
+_HEADS: dict[tuple[int, int, int, int], tuple[HachiHachiRules, tuple[Deal, ...], bytes]] = {}
+_RESULTS: dict[int, tuple[tuple[RoundResult, ...], bytes]] = {}
+#: Bound on each of those caches: past it, it is emptied (entries are cheap to rebuild).
+_CACHE_LIMIT = 4096
+
+
+def _head(state: HachiHachiState) -> bytes:
+    """Format, rule set, seed, participants and prepared deals: the same for every state of a
+    game."""
+    key = (id(state.rules), state.seed, state.participants, id(state.prepared))
+    known = _HEADS.get(key)
+    if known is not None and known[0] is state.rules and known[1] is state.prepared:
+        return known[2]
     w = Writer()
     after_drops = any(deal.stock_after_drops for deal in state.prepared)
     w.uint(_FORMAT_AFTER_DROPS if after_drops else _FORMAT)
     w.text(state.rules.preset)
-    overrides = state.rules.overrides()
-    w.text(json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else "")
+    w.text(_overrides_text(state.rules))
     w.uint(state.seed)
     w.uint(state.participants)
     w.uint(len(state.prepared))
@@ -120,6 +141,45 @@ def encode(state: HachiHachiState) -> bytes:
         w.small_ints(deal.stock)
         if after_drops:
             w.small_ints(deal.stock_after_drops)
+    data = w.getvalue()
+    if len(_HEADS) >= _CACHE_LIMIT:
+        _HEADS.clear()
+    _HEADS[key] = (state.rules, state.prepared, data)
+    return data
+
+
+def _results(results: tuple[RoundResult, ...]) -> bytes:
+    """The finished rounds: the same from one round's end to the next."""
+    known = _RESULTS.get(id(results))
+    if known is not None and known[0] is results:
+        return known[1]
+    w = Writer()
+    w.uint(len(results))
+    for result in results:
+        w.uint(result.round)
+        w.uint(result.dealer)
+        w.uint(result.multiplier)
+        w.small_ints(result.players)
+        w.uint(WORD_INDEX[result.outcome])
+        w.uint(result.winner)
+        w.uint(len(result.counts))
+        for count in result.counts:
+            w.uint(count)
+        _write_payments(w, result.payments)
+    data = w.getvalue()
+    if len(_RESULTS) >= _CACHE_LIMIT:
+        _RESULTS.clear()
+    _RESULTS[id(results)] = (results, data)
+    return data
+
+
+def encode(state: HachiHachiState) -> bytes:
+    """The state as bytes; :func:`decode` gives back an equal state.
+
+    Every move encodes its new state for the store, so the parts that rarely change (the head
+    and the finished rounds) come from small caches.
+    """
+    w = Writer()
     for value in (
         state.deals_made,
         state.round,
@@ -131,18 +191,8 @@ def encode(state: HachiHachiState) -> bytes:
         w.uint(value)
     for balance in state.balances:
         w.sint(balance)
-    w.uint(len(state.results))
-    for result in state.results:
-        w.uint(result.round)
-        w.uint(result.dealer)
-        w.uint(result.multiplier)
-        w.small_ints(result.players)
-        w.uint(WORD_INDEX[result.outcome])
-        w.uint(result.winner)
-        w.uint(len(result.counts))
-        for count in result.counts:
-            w.uint(count)
-        _write_payments(w, result.payments)
+    middle = w.getvalue()
+    w = Writer()
     w.uint(state.phase)
     w.uint(state.turn)
     for value in (state.joined, state.dropped, state.fees, state.aside):
@@ -165,7 +215,7 @@ def encode(state: HachiHachiState) -> bytes:
     w.uint(state.first_points)
     w.uint(state.drawn)
     _write_payments(w, state.payments)
-    return w.getvalue()
+    return b"".join((_head(state), middle, _results(state.results), w.getvalue()))
 
 
 @lru_cache(maxsize=256)
