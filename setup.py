@@ -27,6 +27,7 @@ COMPILED = [
     "cards.py",
     "capture.py",
     "dealing.py",
+    "identity_cache.py",
     "moves.py",
     "varint.py",
     "koikoi/codec.py",

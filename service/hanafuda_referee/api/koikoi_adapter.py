@@ -33,6 +33,7 @@ from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
 from hanafuda_referee.api.written_parts import WrittenParts
 from hanafuda_referee.cards import MONTH_OF
 from hanafuda_referee.dealing import Deal, shuffled_deal
+from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.koikoi import codec
 from hanafuda_referee.koikoi.events import (
     CardDrawn,
@@ -236,9 +237,9 @@ def _parts_of_equal(rules: KoiKoiRules) -> _RuleSetParts:
     return _RuleSetParts(rules)
 
 
-#: :func:`_parts` by the id of a rule set object, with the object itself: holding it keeps the
-#: id from being given to another object while the entry exists.
-_PARTS_BY_ID: dict[int, tuple[KoiKoiRules, _RuleSetParts]] = {}
+#: :func:`_parts` by the identity of a rule set object (bounded: past it, the parts are found
+#: again by equality).
+_PARTS_BY_ID: IdentityCache[KoiKoiRules, _RuleSetParts] = IdentityCache(1024)
 
 
 def _parts(rules: KoiKoiRules) -> _RuleSetParts:
@@ -246,14 +247,10 @@ def _parts(rules: KoiKoiRules) -> _RuleSetParts:
     looked up first, by identity: hashing a rule set (every option and yaku) on every view
     costs a few percent of a move. An equal rule set object from elsewhere (another game, a
     decoded state) finds the same parts by equality."""
-    known = _PARTS_BY_ID.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    parts = _parts_of_equal(rules)
-    if len(_PARTS_BY_ID) >= 1024:  # bounded: forget them all, they are found again by equality
-        _PARTS_BY_ID.clear()
-    _PARTS_BY_ID[id(rules)] = (rules, parts)
-    return parts
+    known = _PARTS_BY_ID.get(rules)
+    if known is not None:
+        return known
+    return _PARTS_BY_ID.put(rules, _parts_of_equal(rules))
 
 
 def _rules_message(rules: KoiKoiRules) -> rules_pb2.Rules:

@@ -19,6 +19,7 @@ from hanafuda.v1 import game_pb2
 from hanafuda_referee.api.adapters import GameInfo
 from hanafuda_referee.api.convert import card_list, move_message
 from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
+from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.moves import Move
 
 __all__ = ["EventMessage", "WrittenParts"]
@@ -57,21 +58,17 @@ class WrittenParts(Generic[W]):
         self._round_result = lru_cache(maxsize=4096)(self._round_result_uncached)
         # Larger: the plays and draws of a card with what they take number a few thousand.
         self.event = lru_cache(maxsize=16384)(self._event)
-        # By the identity of a state's results tuple (see results), with the tuple.
-        self._results_by_id: dict[int, tuple[tuple[Any, ...], Any]] = {}
+        # By the identity of a state's results tuple (see results).
+        self._results: IdentityCache[tuple[Any, ...], Any] = IdentityCache(1024)
 
     def results(self, results: tuple[Any, ...]) -> Any:
         """The finished rounds, as a repeated field's value. A game's states share their
         results tuple until a round ends, so it is looked up by identity first: hashing every
         result of a long game on every view costs more than the lookups it saves."""
-        known = self._results_by_id.get(id(results))
-        if known is not None and known[0] is results:
-            return known[1]
-        written = self.form.list([self._round_result(r) for r in results])
-        if len(self._results_by_id) >= 1024:  # bounded: forget them all, they are rebuilt
-            self._results_by_id.clear()
-        self._results_by_id[id(results)] = (results, written)
-        return written
+        known = self._results.get(results)
+        if known is not None:
+            return known
+        return self._results.put(results, self.form.list([self._round_result(r) for r in results]))
 
     def _event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
         """A stored event as ``seat`` sees it; ``players`` only for the event that names them

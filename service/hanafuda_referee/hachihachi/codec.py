@@ -27,6 +27,7 @@ from hanafuda_referee.hachihachi.game import (
 from hanafuda_referee.hachihachi.rules import HachiHachiRules
 from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TEYAKU_VALUES, Teyaku, TeyakuId
+from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.varint import Reader, Writer
 
 __all__ = ["WORDS", "WORD_INDEX", "decode", "encode"]
@@ -110,13 +111,13 @@ def _overrides_text(rules: HachiHachiRules) -> str:
     return json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else ""
 
 
+#: Bound on each cache below: past it, it is emptied (entries are cheap to rebuild).
+_CACHE_LIMIT = 4096
 #: The encoded parts that stay the same over many moves, by the identity of what they encode
 #: (a game's states share their rule set, prepared deals and results objects until these change):
 #: each entry keeps its objects, so an id cannot be reused while it is cached.
 _HEADS: dict[tuple[int, int, int, int], tuple[HachiHachiRules, tuple[Deal, ...], bytes]] = {}
-_RESULTS: dict[int, tuple[tuple[RoundResult, ...], bytes]] = {}
-#: Bound on each of those caches: past it, it is emptied (entries are cheap to rebuild).
-_CACHE_LIMIT = 4096
+_RESULTS: IdentityCache[tuple[RoundResult, ...], bytes] = IdentityCache(_CACHE_LIMIT)
 
 
 def _head(state: HachiHachiState) -> bytes:
@@ -150,9 +151,9 @@ def _head(state: HachiHachiState) -> bytes:
 
 def _results(results: tuple[RoundResult, ...]) -> bytes:
     """The finished rounds: the same from one round's end to the next."""
-    known = _RESULTS.get(id(results))
-    if known is not None and known[0] is results:
-        return known[1]
+    known = _RESULTS.get(results)
+    if known is not None:
+        return known
     w = Writer()
     w.uint(len(results))
     for result in results:
@@ -166,11 +167,7 @@ def _results(results: tuple[RoundResult, ...]) -> bytes:
         for count in result.counts:
             w.uint(count)
         _write_payments(w, result.payments)
-    data = w.getvalue()
-    if len(_RESULTS) >= _CACHE_LIMIT:
-        _RESULTS.clear()
-    _RESULTS[id(results)] = (results, data)
-    return data
+    return _RESULTS.put(results, w.getvalue())
 
 
 def encode(state: HachiHachiState) -> bytes:

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.errors import Reason, RulesError
+from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.koikoi.events import RoundResult
 from hanafuda_referee.koikoi.game import KoiKoiState, Phase, round_month
 from hanafuda_referee.koikoi.rules import KoiKoiRules
@@ -57,13 +58,13 @@ def _overrides_text(rules: KoiKoiRules) -> str:
     return json.dumps(overrides, separators=(",", ":"), sort_keys=True) if overrides else ""
 
 
+#: Bound on each cache below: past it, it is emptied (entries are cheap to rebuild).
+_CACHE_LIMIT = 4096
 #: The encoded parts that stay the same over many moves, by the identity of what they encode
 #: (a game's states share their rule set, prepared deals and results objects until these change):
 #: each entry keeps its objects, so an id cannot be reused while it is cached.
 _HEADS: dict[tuple[int, int, int], tuple[KoiKoiRules, tuple[Deal, ...], bytes]] = {}
-_RESULTS: dict[int, tuple[tuple[RoundResult, ...], bytes]] = {}
-#: Bound on each of those caches: past it, it is emptied (entries are cheap to rebuild).
-_CACHE_LIMIT = 4096
+_RESULTS: IdentityCache[tuple[RoundResult, ...], bytes] = IdentityCache(_CACHE_LIMIT)
 
 
 @lru_cache(maxsize=256)
@@ -97,9 +98,9 @@ def _head(state: KoiKoiState) -> bytes:
 
 def _results(results: tuple[RoundResult, ...]) -> bytes:
     """The finished rounds: the same from one round's end to the next."""
-    known = _RESULTS.get(id(results))
-    if known is not None and known[0] is results:
-        return known[1]
+    known = _RESULTS.get(results)
+    if known is not None:
+        return known
     values = [len(results)]
     for r in results:
         values += (
@@ -114,11 +115,7 @@ def _results(results: tuple[RoundResult, ...]) -> bytes:
             r.opponent_calls,
             r.opponent_points,
         )
-    data = pack(*values)
-    if len(_RESULTS) >= _CACHE_LIMIT:
-        _RESULTS.clear()
-    _RESULTS[id(results)] = (results, data)
-    return data
+    return _RESULTS.put(results, pack(*values))
 
 
 def encode(state: KoiKoiState) -> bytes:
