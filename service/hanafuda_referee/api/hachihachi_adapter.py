@@ -66,6 +66,7 @@ from hanafuda_referee.hachihachi.rules import DEFAULT_PRESET, PRESETS, HachiHach
 from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TeyakuId
 from hanafuda_referee.hachihachi.view import SeatInfo, view
+from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, pack
 
@@ -520,15 +521,23 @@ class _WrittenParts(WrittenParts[W]):
 
 
 @lru_cache(maxsize=128)
-def _parts(rules: HachiHachiRules) -> dict[int, _WrittenParts[Any]]:
+def _parts_of_equal(rules: HachiHachiRules) -> dict[int, _WrittenParts[Any]]:
     """The parts of ``rules`` kept so far, by the id of their form."""
     return {}
 
 
+#: :func:`_parts_of_equal` by the identity of a rule set object (bounded: past it, the parts
+#: are found again by equality).
+_PARTS_BY_ID: IdentityCache[HachiHachiRules, dict[int, _WrittenParts[Any]]] = IdentityCache(1024)
+
+
 def _written(rules: HachiHachiRules, form: Form[W]) -> _WrittenParts[W]:
     """The parts of ``rules`` written in ``form`` (one of the module constants of
-    :mod:`.forms`)."""
-    by_form = _parts(rules)
+    :mod:`.forms`). A game's states share one rule set object, so it is looked up by identity
+    first: that spares hashing the rule set for every event and view."""
+    by_form = _PARTS_BY_ID.get(rules)
+    if by_form is None:
+        by_form = _PARTS_BY_ID.put(rules, _parts_of_equal(rules))
     parts = by_form.get(id(form))
     if parts is None:
         parts = by_form[id(form)] = _WrittenParts(rules, form)
