@@ -485,6 +485,8 @@ class _WrittenParts(WrittenParts[W]):
             _rules_message(rules),
             lambda blob, seat, game: event_to_proto(rules, blob, seat, game),
             _round_result_message,
+            created_tag=_Tag.GAME_CREATED,
+            dealt_tag=_Tag.ROUND_DEALT,
         )
         self.seat = lru_cache(maxsize=4096)(self._seat)
 
@@ -649,15 +651,9 @@ class HachiHachiAdapter:
     def written_event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
     ) -> WrittenEvent[W]:
-        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form, by the
-        blob and what else the event shows, most often nothing."""
-        tag = blob[0] if blob else 0  # every tag is one varint byte
-        return _written(state.rules, form).event(
-            blob,
-            # Only a deal shows a seat its own hand, and only the creation names the players.
-            seat if tag == _Tag.ROUND_DEALT else None,
-            game.players if tag == _Tag.GAME_CREATED else (),
-        )
+        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form (see
+        :meth:`.WrittenParts.event`)."""
+        return _written(state.rules, form).event(blob, seat, game.players)
 
     def encode_state(self, state: HachiHachiState) -> bytes:
         """The engine's own compact codec."""

@@ -175,6 +175,8 @@ class _WrittenParts(WrittenParts[W]):
             parts.message,
             lambda blob, seat, game: event_to_proto(rules, blob, seat, game),
             parts.round_result,
+            created_tag=_Tag.GAME_CREATED,
+            dealt_tag=_Tag.ROUND_DEALT,
         )
         self._parts = parts
         self.seat = lru_cache(maxsize=4096)(self._seat)
@@ -641,19 +643,9 @@ class KoiKoiAdapter:
     def written_event(
         self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
     ) -> WrittenEvent[W]:
-        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form, by the
-        blob and what else the event shows, most often nothing."""
-        tag = blob[0] if blob else 0  # every tag is one varint byte
-        return (
-            _parts(state.rules)
-            .written(form)
-            .event(
-                blob,
-                # Only a deal shows a seat its own hand, and only the creation names the players.
-                seat if tag == _Tag.ROUND_DEALT else None,
-                game.players if tag == _Tag.GAME_CREATED else (),
-            )
-        )
+        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form (see
+        :meth:`.WrittenParts.event`)."""
+        return _parts(state.rules).written(form).event(blob, seat, game.players)
 
     def encode_state(self, state: KoiKoiState) -> bytes:
         """The engine's own compact codec."""

@@ -47,8 +47,15 @@ class WrittenParts(Generic[W]):
         rules: Message,
         event: EventMessage,
         round_result: Callable[[Any], Message],
+        *,
+        created_tag: int,
+        dealt_tag: int,
     ) -> None:
         self.form = form
+        # The stored tags of the only events that show more than their blob: the creation
+        # names the players, a deal shows the seat its own hand.
+        self._created_tag = created_tag
+        self._dealt_tag = dealt_tag
         #: The rule set, written.
         self.rules = form.message(rules)
         self._event_message = event
@@ -57,7 +64,7 @@ class WrittenParts(Generic[W]):
         self.waiting = lru_cache(maxsize=1024)(self._waiting)
         self._round_result = lru_cache(maxsize=4096)(self._round_result_uncached)
         # Larger: the plays and draws of a card with what they take number a few thousand.
-        self.event = lru_cache(maxsize=16384)(self._event)
+        self._event_cached = lru_cache(maxsize=16384)(self._event)
         # By the identity of a state's results tuple (see results).
         self._results: IdentityCache[tuple[Any, ...], Any] = IdentityCache(1024)
 
@@ -70,9 +77,17 @@ class WrittenParts(Generic[W]):
             return known
         return self._results.put(results, self.form.list([self._round_result(r) for r in results]))
 
+    def event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
+        """A stored event as ``seat`` (None: a spectator) of a game with these players sees it,
+        kept by the blob and what else the event shows, most often nothing."""
+        tag = blob[0] if blob else 0  # every tag is one varint byte
+        return self._event_cached(
+            blob,
+            seat if tag == self._dealt_tag else None,
+            players if tag == self._created_tag else (),
+        )
+
     def _event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
-        """A stored event as ``seat`` sees it; ``players`` only for the event that names them
-        (callers pass None and () wherever the event shows neither, so that it is kept once)."""
         return written_event(self._event_message(blob, seat, GameInfo("", players)), self.form)
 
     def _round_result_uncached(self, result: Any) -> W:
