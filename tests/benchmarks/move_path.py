@@ -62,10 +62,11 @@ FORMS: dict[str, Form[Any]] = {"json": JSON, "wire": WIRE}
 Recorded = tuple[int, list[tuple[int, moves_pb2.Move]]]
 
 
-#: The games ``--kind`` names: the kind and its players.
-KINDS: dict[str, tuple[rules_pb2.GameKind.ValueType, list[str]]] = {
-    "koikoi": (rules_pb2.GAME_KIND_KOI_KOI, ["Ann", "Bob"]),
-    "hachihachi": (rules_pb2.GAME_KIND_HACHI_HACHI, ["Ann", "Bob", "Cid"]),
+#: The games ``--kind`` names (here and in ``tests.benchmarks.service``): the kind and its
+#: players.
+KINDS: dict[str, tuple[rules_pb2.GameKind.ValueType, tuple[str, ...]]] = {
+    "koikoi": (rules_pb2.GAME_KIND_KOI_KOI, ("Ann", "Bob")),
+    "hachihachi": (rules_pb2.GAME_KIND_HACHI_HACHI, ("Ann", "Bob", "Cid")),
 }
 
 

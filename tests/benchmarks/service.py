@@ -76,8 +76,9 @@ from urllib.parse import urlsplit
 
 import grpc
 import redis
-from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 from redis.asyncio import Redis as AsyncRedis
+from tests.benchmarks.move_path import KINDS
 from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
 from tests.system.processes import RefereeProcess
 
@@ -100,11 +101,6 @@ KIND_NUMBER: dict[str, int] = {v.name: v.number for v in moves_pb2.MoveKind.DESC
 WORKLOADS = ("noop", "write", "moves")
 #: The games ``--kind`` plays, as the figures name them.
 _GAME_NAMES = {"koikoi": "Koi-Koi", "hachihachi": "Hachi-Hachi"}
-#: The games ``--kind`` plays: the kind and its players.
-GAMES: dict[str, tuple[rules_pb2.GameKind.ValueType, tuple[str, ...]]] = {
-    "koikoi": (rules_pb2.GAME_KIND_KOI_KOI, ("Ann", "Bob")),
-    "hachihachi": (rules_pb2.GAME_KIND_HACHI_HACHI, ("Ann", "Bob", "Cid")),
-}
 #: Moves each game of the memory measurement is played for (about half a round).
 MEMORY_MOVES = 10
 
@@ -182,7 +178,7 @@ class HttpClient:
 
     def __init__(self, host: str, port: int, kind: str = "koikoi") -> None:
         self._address = (host, port)
-        self._kind, self._players = GAMES[kind]
+        self._kind, self._players = KINDS[kind]
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
@@ -262,7 +258,7 @@ class GrpcClient:
 
     def __init__(self, channel: grpc.aio.Channel, kind: str = "koikoi") -> None:
         self._stub = service_pb2_grpc.RefereeServiceStub(channel)
-        self._kind, self._players = GAMES[kind]
+        self._kind, self._players = KINDS[kind]
         self._noop: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
             NOOP_METHOD
         )
@@ -421,7 +417,7 @@ class WorkerSpec:
     rate: float = 0.0
     index: int = 0
     seed: int = 1
-    #: The games the moves workload plays (a key of GAMES).
+    #: The games the moves workload plays (a key of KINDS).
     kind: str = "koikoi"
 
 
@@ -919,7 +915,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--kind",
-        choices=sorted(GAMES),
+        choices=sorted(KINDS),
         default="koikoi",
         help="the games the moves workload and the memory figure play (3 players for Hachi-Hachi)",
     )
