@@ -154,6 +154,48 @@ async def test_a_blocked_watcher_fails_fast_when_the_server_goes(
     assert resumed == [VersionedEvents(2, [b"e2"])]
 
 
+async def test_a_lost_watchers_connection_fails_every_watcher_and_the_next_watch_follows(
+    server: ServerProcess, store: RedisStore
+) -> None:
+    """The watchers of a process share one connection: losing it fails them all at once (they
+    resume), and the next watch opens a new one."""
+    await store.create("g2", b"s0", b"meta", [b"e0"])
+    seen: list[list[int]] = [[], [], []]
+
+    async def follow(index: int, game_id: str) -> None:
+        async for entry in store.watch(game_id, -1):
+            seen[index].append(entry.version)
+
+    followers = [
+        asyncio.create_task(follow(index, game_id))
+        for index, game_id in enumerate(["g1", "g1", "g2"])
+    ]
+    async with asyncio.timeout(3):
+        while seen != [[0, 1], [0, 1], [0]]:
+            await asyncio.sleep(0.01)
+    raw = Redis.from_url(server.url)
+    try:
+        # One connection for the three watchers of two games.
+        assert await raw.client_kill_filter(_type="pubsub") == 1
+    finally:
+        await raw.aclose()
+    started = time.monotonic()
+    for follower in followers:
+        with pytest.raises(StoreUnavailable):
+            await asyncio.wait_for(follower, 5)
+    assert time.monotonic() - started < FAST
+    resumed = asyncio.create_task(_first(store.watch("g1", 1)))
+    await asyncio.sleep(0.1)
+    await store.commit("g1", 1, b"s2", [b"e2"], None, b"")
+    assert await asyncio.wait_for(resumed, 5) == VersionedEvents(2, [b"e2"])
+
+
+async def _first(iterator: AsyncIterator[VersionedEvents]) -> VersionedEvents:
+    async for entry in _take(iterator, 1):
+        return entry
+    raise AssertionError("the watch ended without an entry")
+
+
 async def test_commit_reloads_the_script_after_the_server_forgot_it(
     server: ServerProcess, store: RedisStore
 ) -> None:

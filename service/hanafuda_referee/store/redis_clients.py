@@ -9,11 +9,10 @@ The clients of a store, all with short connect timeouts and **no automatic retri
   it safely with a request id. After an outage nothing needs restarting: the pool notices closed
   connections when it hands them out and reconnects, and a cluster client refreshes its slot map
   after a connection error.
-* ``watch`` for the watchers' subscriptions only (sharded pub/sub: SSUBSCRIBE to the game's
-  channel). redis-py applies the socket timeout to every reply, so a client whose timeout is
-  shorter than the wait would cut every wait for a message; this client's read timeout is the
-  watch wake-up period plus the socket timeout. Each watcher holds one of its connections for as
-  long as it follows a game.
+* ``watch`` for the watchers' wake-ups only (sharded pub/sub: SSUBSCRIBE to the game's channel):
+  one connection per server, or per cluster node owning a followed game, shared by every
+  watcher of the process (a :class:`~.subscriptions.Subscriber`). Its replies are read without a
+  deadline (a message may be hours away); its writes have the socket timeout.
 * on a single server, ``batch`` for the store's batched commits (:meth:`Clients.pipelines`):
   pipelines that are never transactions and never retried. A pipeline takes one connection,
   writes every command at once and reads the replies in order, straight through the connection.
@@ -51,18 +50,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import ConnectionPool, Redis
-from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import AskError, ConnectionError, ResponseError
+from redis.exceptions import ConnectionError, ResponseError
 
 from .resp import pack_commands
 from .scripts import Command, PipelineRunner, ScriptRunner
 from .settings import StoreSettings
+from .subscriptions import Subscriber, Subscription
 
-__all__ = ["Clients", "ClusterClients", "SingleClients", "Subscription"]
+__all__ = ["Clients", "ClusterClients", "SingleClients"]
 
 _SCAN_BATCH = 1000
 
@@ -78,46 +77,14 @@ def _options(settings: StoreSettings, socket_timeout: float | None) -> dict[str,
     }
 
 
-class Subscription:
-    """One watcher's subscription to a game's sharded channel, on a connection of its own.
+def _subscriber_on(pool: ConnectionPool, confirm_timeout: float) -> Subscriber:
+    """A subscriber whose connection comes from (and goes back to) ``pool``."""
 
-    Messages are only wake-ups (each commit publishes its version): the watcher reads the log
-    itself, so a message that arrives while it reads, or several merged into one wake-up, lose
-    nothing. What would lose something is a commit published before the subscription took effect,
-    hence :meth:`open` returns only once the server has confirmed it. A lost connection is never
-    silently re-established (the clients do not retry): it raises, and the watcher resumes.
-    """
+    async def connect() -> AbstractConnection:
+        connection: AbstractConnection = await pool.get_connection()  # type: ignore[no-untyped-call]
+        return connection
 
-    def __init__(self, pubsub: PubSub, channel: str) -> None:
-        self._pubsub = pubsub
-        self._channel = channel
-
-    async def open(self) -> None:
-        """Subscribe, and wait until the server says the subscription is in effect."""
-        await self._pubsub.ssubscribe(self._channel)
-        while True:
-            try:
-                message = await self._pubsub.get_message(timeout=None)
-            except AskError as error:  # MOVED included: the slot is moving or just moved
-                raise ConnectionError(f"the game's slot is not on this node: {error}") from error
-            if message is not None and message["type"] == "ssubscribe":
-                return
-
-    async def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for a message; True if one (or more) came."""
-        message = await self._pubsub.get_message(timeout=timeout)
-        if message is None:
-            return False
-        while message is not None:
-            if message["type"] == "sunsubscribe":
-                # The server dropped the subscription (its slot moved to another node).
-                raise ConnectionError("the game's channel subscription was ended by the server")
-            message = await self._pubsub.get_message(timeout=0)
-        return True
-
-    async def close(self) -> None:
-        """Drop the subscription and its connection."""
-        await self._pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it bare
+    return Subscriber(connect, pool.release, confirm_timeout)
 
 
 class Clients(ABC):
@@ -155,9 +122,10 @@ class SingleClients(Clients):
 
     def __init__(self, url: str, settings: StoreSettings) -> None:
         self._main: Redis = Redis.from_url(url, **_options(settings, settings.socket_timeout))
-        self._watch: Redis = Redis.from_url(
-            url, **_options(settings, settings.watch_block + settings.socket_timeout)
-        )
+        self._watch: Redis = Redis.from_url(url, **_options(settings, settings.socket_timeout))
+        self._confirm_timeout = settings.operation_timeout
+        #: The watchers' shared connection; replaced by a new one once it has failed.
+        self._subscriber: Subscriber | None = None
         self._batch: Redis = Redis.from_url(url, **_options(settings, None))
         #: Connections of ``batch`` between two batches (still counted in use by its pool).
         self._idle: list[AbstractConnection] = []
@@ -210,7 +178,12 @@ class SingleClients(Clients):
         return fresh
 
     async def subscription(self, channel: str) -> Subscription:
-        return Subscription(self._watch.pubsub(), channel)
+        subscriber = self._subscriber
+        if subscriber is None or subscriber.failure is not None:
+            subscriber = self._subscriber = _subscriber_on(
+                self._watch.connection_pool, self._confirm_timeout
+            )
+        return Subscription(subscriber, channel)
 
     async def count_keys(self, pattern: str) -> int:
         client: ScriptRunner = self._main
@@ -225,6 +198,8 @@ class SingleClients(Clients):
                 return total
 
     async def close(self) -> None:
+        if self._subscriber is not None:
+            await self._subscriber.close()
         await self._main.aclose()
         await self._watch.aclose()
         idle, self._idle = self._idle, []
@@ -241,11 +216,14 @@ class ClusterClients(Clients):
             url, **_options(settings, settings.socket_timeout)
         )
         self._watch: RedisCluster = RedisCluster.from_url(
-            url, **_options(settings, settings.watch_block + settings.socket_timeout)
+            url, **_options(settings, settings.socket_timeout)
         )
         self._max_connections = settings.max_connections
-        #: node name -> a client of that node alone, for the watchers' subscriptions.
+        self._confirm_timeout = settings.operation_timeout
+        #: node name -> a client of that node alone, for the watchers' shared connection.
         self._node_clients: dict[str, Redis] = {}
+        #: node name -> the watchers' shared connection to that node.
+        self._subscribers: dict[str, Subscriber] = {}
 
     @property
     def main(self) -> ScriptRunner:
@@ -260,9 +238,9 @@ class ClusterClients(Clients):
         await self._main.initialize()
 
     async def subscription(self, channel: str) -> Subscription:
-        # A plain client per node rather than redis-py's ClusterPubSub: a watcher follows one
-        # channel, and if its slot moves the server ends the subscription, which the watcher
-        # reports (it then resumes through a client that has learnt the new slot map).
+        # A connection per node rather than redis-py's ClusterPubSub: if a game's slot moves,
+        # the server ends that game's subscription, which its watchers report (they then resume
+        # through a client that has learnt the new slot map).
         await self._watch.initialize()  # no-op once the slot map is known
         node = self._watch.get_node_from_key(channel)
         if node is None:
@@ -276,7 +254,12 @@ class ClusterClients(Clients):
                 **node.connection_kwargs,
             )
             client = self._node_clients[node.name] = Redis(connection_pool=pool)
-        return Subscription(client.pubsub(), channel)
+        subscriber = self._subscribers.get(node.name)
+        if subscriber is None or subscriber.failure is not None:
+            subscriber = self._subscribers[node.name] = _subscriber_on(
+                client.connection_pool, self._confirm_timeout
+            )
+        return Subscription(subscriber, channel)
 
     async def count_keys(self, pattern: str) -> int:
         await self._main.initialize()
@@ -295,6 +278,9 @@ class ClusterClients(Clients):
         return total
 
     async def close(self) -> None:
+        for subscriber in self._subscribers.values():
+            await subscriber.close()
+        self._subscribers.clear()
         await self._main.aclose()
         await self._watch.aclose()
         for client in self._node_clients.values():

@@ -8,9 +8,11 @@ Layout per game (every name shares the hash tag ``{<game_id>}``, see :mod:`.keys
 * ``<prefix>{id}:a`` hash -- the answers to request ids (by digest) with their version and expiry,
   only while there are any; it expires with its newest answer (answer ttl capped by the idle
   time);
-* ``<prefix>{id}:w`` sharded pub/sub channel -- every commit publishes its version there, and each
-  watcher subscribes to it (one connection per watcher) and reads the log from its last version
-  whenever woken. A watcher subscribes before it reads, so no commit falls between the two.
+* ``<prefix>{id}:w`` sharded pub/sub channel -- every commit publishes its version there. A
+  process subscribes to it once for all its watchers of the game, on one connection for all the
+  games it follows (per cluster node: :mod:`.subscriptions`), and each watcher reads the log from
+  its last version whenever woken. A watcher's subscription takes effect before it reads, so no
+  commit falls between the two.
 
 Writes are Lua scripts (:mod:`.scripts`): compare-and-set on the version, atomic, one round trip;
 the commits and game loads started during one event-loop iteration share theirs (see "Batching"
@@ -33,8 +35,10 @@ it for a watcher's wait) and every connection-level problem becomes
 :class:`~.errors.StoreUnavailable`. Nothing is retried automatically (see
 :mod:`.redis_clients`); a batch that fails fails each of its calls with StoreUnavailable.
 
-Batching (on a single server): a commit queues its script call, and a load (``load``: a game's
-record, for a read or a cache miss) its LINDEX, and each waits for its own reply. The first call
+Batching (on a single server): a commit queues its script call, a load (``load``: a game's
+record, for a read or a cache miss) its LINDEX, and a read of the log (``events``, and a
+watcher's reads, which a commit sets off for every watcher of its game at once) its script call,
+and each waits for its own reply. The first call
 of a batch starts the task that sends it, whose first step runs at the end of the current loop
 iteration, so a lone call waits for no timer; every call started before then joins the batch, up
 to :data:`_BATCH_MAX`, and the batch goes as one pipeline (see :mod:`.redis_clients`), its calls
@@ -94,7 +98,7 @@ from .contract import (
 from .encoding import decode_record, pack_events, request_digest, unpack_events
 from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
 from .keys import GameKeys, KeySpace
-from .redis_clients import Clients, ClusterClients, SingleClients, Subscription
+from .redis_clients import Clients, ClusterClients, SingleClients
 from .scripts import (
     COMMIT,
     CREATE,
@@ -106,6 +110,7 @@ from .scripts import (
     run_pipeline,
 )
 from .settings import StoreSettings
+from .subscriptions import Subscription
 from .validation import check_bytes, check_events, check_range, check_request_id
 
 __all__ = ["RedisStore"]
@@ -381,10 +386,16 @@ class RedisStore:
         """Up to ``limit`` log entries after ``after_version``; None if the game does not exist."""
         first = after_version + 1
         # List indexes: the record is element 0, version v is element v + 1.
-        reply = await self._run(
-            "events",
-            READ_EVENTS.run(self._clients.main, (keys.game,), (first + 1, first + limit)),
-        )
+        bounds = (first + 1, first + limit)
+        if self._batcher is None:
+            reply = await self._run(
+                "events", READ_EVENTS.run(self._clients.main, (keys.game,), bounds)
+            )
+        else:
+            # A commit wakes every watcher of its game at once: their reads go out together.
+            reply = await self._batcher.submit(
+                "events", ScriptCall(READ_EVENTS, (keys.game,), bounds)
+            )
         if reply is None:
             return None
         return [

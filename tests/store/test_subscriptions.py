@@ -1,0 +1,177 @@
+"""The watchers' shared connection (``store/subscriptions.py``), on one server and a cluster.
+
+Every watcher of a process is woken through one connection per server (per cluster node): as
+many watchers as the games and the clients need, beyond the connection pool's size, each channel
+subscribed once however many watchers follow it, and unsubscribed when the last one leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from hanafuda_referee.store import GameStore, parse_store_url
+from hanafuda_referee.store.keys import KeySpace
+
+from .conftest import Backend
+from .test_contract import make_game, state
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture(params=["redis", "cluster"])
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    """A Redis server, then a Redis Cluster, with a fresh key prefix, cleaned up afterwards."""
+    kind: str = request.param
+    url: str = request.getfixturevalue("single_redis_url" if kind == "redis" else "cluster_url")
+    backend = Backend(kind, url)
+    try:
+        yield backend
+    finally:
+        await backend.cleanup()
+
+
+class _Server:
+    """Questions about subscriptions, asked of the server (the node owning each channel)."""
+
+    def __init__(self, backend: Backend) -> None:
+        assert backend.url is not None
+        redis_url, cluster = parse_store_url(backend.url)
+        self.client: Redis | RedisCluster = (
+            RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
+        )
+        self.keys = KeySpace(backend.prefix)
+
+    def channel(self, game_id: str) -> str:
+        return self.keys.game(game_id).channel
+
+    async def subscribers(self, game_id: str) -> int:
+        """Connections subscribed to the game's channel (PUBSUB SHARDNUMSUB)."""
+        channel = self.channel(game_id)
+        if isinstance(self.client, RedisCluster):
+            await self.client.initialize()
+            node = self.client.get_node_from_key(channel)
+            reply = await self.client.execute_command(
+                "PUBSUB", "SHARDNUMSUB", channel, target_nodes=node
+            )
+            return int(reply[1])
+        counts = await self.client.pubsub_shardnumsub(channel)
+        return int(counts[0][1])
+
+    async def eventually(self, game_id: str, expected: int) -> None:
+        """Wait (5 s at most) until the game's channel has ``expected`` subscribers: an
+        unsubscription is sent when the last watcher leaves, not waited for."""
+        async with asyncio.timeout(5):
+            while await self.subscribers(game_id) != expected:
+                await asyncio.sleep(0.01)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+@pytest_asyncio.fixture
+async def server(backend: Backend) -> AsyncIterator[_Server]:
+    server = _Server(backend)
+    try:
+        yield server
+    finally:
+        await server.close()
+
+
+async def _follow(store: GameStore, game_id: str, last: int, seen: asyncio.Event) -> list[int]:
+    """The versions a watcher sees of ``game_id`` from its creation up to ``last``; ``seen``
+    is set once it has read the game (its subscription is then in effect)."""
+    versions = []
+    async for entry in store.watch(game_id, -1):
+        versions.append(entry.version)
+        seen.set()
+        if entry.version == last:
+            break
+    return versions
+
+
+async def test_more_watchers_than_pooled_connections_share_one_subscription_per_game(
+    backend: Backend, server: _Server
+) -> None:
+    # Before, each watcher held a connection of a pool of 256: the 257th failed.
+    store = backend.open(watch_block=60)
+    assert backend.settings.max_connections == 256
+    games = [await make_game(store, f"game-{n}") for n in range(13)]
+    last = 3
+    watching: list[asyncio.Event] = []
+    followers = []
+    for game_id in games:
+        for _ in range(20):
+            seen = asyncio.Event()
+            watching.append(seen)
+            followers.append(asyncio.create_task(_follow(store, game_id, last, seen)))
+    try:
+        async with asyncio.timeout(20):
+            for seen in watching:
+                await seen.wait()
+        assert {await server.subscribers(game_id) for game_id in games} == {1}
+        for version in range(1, last + 1):
+            for game_id in games:
+                await store.commit(game_id, version - 1, state(version), [], None, b"")
+        # Woken by the commits themselves: the periodic wake-up is a minute away.
+        results = await asyncio.wait_for(asyncio.gather(*followers), 20)
+    finally:
+        for follower in followers:
+            follower.cancel()
+    assert results == [list(range(last + 1))] * 260
+    for game_id in games:
+        await server.eventually(game_id, 0)
+
+
+async def test_a_watcher_leaving_leaves_the_others_woken(backend: Backend, server: _Server) -> None:
+    store = backend.open(watch_block=60)
+    await make_game(store)
+    seen_first, seen_second = asyncio.Event(), asyncio.Event()
+    leaving = asyncio.create_task(_follow(store, "g1", 10, seen_first))
+    staying = asyncio.create_task(_follow(store, "g1", 3, seen_second))
+    try:
+        await asyncio.wait_for(asyncio.gather(seen_first.wait(), seen_second.wait()), 10)
+        leaving.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await leaving
+        assert await server.subscribers("g1") == 1
+        for version in range(1, 4):
+            await store.commit("g1", version - 1, state(version), [], None, b"")
+        assert await asyncio.wait_for(staying, 10) == [0, 1, 2, 3]
+    finally:
+        leaving.cancel()
+        staying.cancel()
+    await server.eventually("g1", 0)
+
+
+async def test_a_game_followed_again_after_its_last_watcher_left_is_woken(
+    backend: Backend, server: _Server
+) -> None:
+    """A watcher that arrives while the channel is being unsubscribed gets a subscription of
+    its own, not the one being undone."""
+    store = backend.open(watch_block=60)
+    await make_game(store)
+    for round_number in range(5):
+        seen = asyncio.Event()
+        first = asyncio.create_task(_follow(store, "g1", 10**6, seen))
+        await asyncio.wait_for(seen.wait(), 10)
+        first.cancel()  # the channel's last watcher leaves: an unsubscription goes out...
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
+        # ...and at once a new watcher comes.
+        seen_again = asyncio.Event()
+        version = round_number + 1
+        again = asyncio.create_task(_follow(store, "g1", version, seen_again))
+        try:
+            await asyncio.wait_for(seen_again.wait(), 10)
+            await store.commit("g1", version - 1, state(version), [], None, b"")
+            assert (await asyncio.wait_for(again, 10))[-1] == version
+        finally:
+            again.cancel()
+    await server.eventually("g1", 0)
