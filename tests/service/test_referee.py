@@ -478,6 +478,43 @@ async def test_watch_follows_and_resumes(referee: Referee) -> None:
         )
 
 
+async def test_watchers_of_a_game_share_each_step_and_never_another_seats(
+    referee: Referee,
+) -> None:
+    """A commit wakes all of a game's watchers at once: in a process they build each version's
+    item once per seat (and once for the spectators), and a seat's item never reaches another."""
+    created = await referee.CreateGame(scripted_request(), SPECTATOR)
+    game, (t0, t1) = created.game, created.player_tokens
+    elsewhere = Referee(referee.store, allow_testing=True)  # another process, as it were
+
+    def watch(on: Referee, caller: Caller, **fields: Any) -> Any:
+        return on.WatchGame(service_pb2.WatchGameRequest(game=game, **fields), caller)
+
+    streams = {
+        "spectator": watch(referee, SPECTATOR),
+        "another spectator": watch(referee, SPECTATOR),
+        "replaying spectator": watch(referee, SPECTATOR, from_version=0),
+        "seat 0": watch(referee, seat(t0)),
+        "seat 1": watch(referee, seat(t1)),
+        "spectator elsewhere": watch(elsewhere, SPECTATOR),
+        "seat 0 elsewhere": watch(elsewhere, seat(t0)),
+    }
+    for stream in streams.values():
+        assert (await anext(stream)).version == 1
+    for token, card in ((t0, 1), (t1, 37)):
+        await submit(referee, game, token, move(PLAY, card))
+        items = {name: await anext(stream) for name, stream in streams.items()}
+        assert items["spectator"] is items["another spectator"] is items["replaying spectator"]
+        assert items["spectator"] == items["spectator elsewhere"]
+        assert items["seat 0"] == items["seat 0 elsewhere"]
+        assert items["seat 0"] is not items["seat 1"]
+        hands = [set(items[name].view.hand) for name in ("seat 0", "seat 1")]
+        assert all(hands) and not hands[0] & hands[1]
+        assert not items["spectator"].view.hand
+    for stream in streams.values():
+        await stream.aclose()
+
+
 async def test_log_hides_the_deals_until_the_end(referee: Referee) -> None:
     created = await referee.CreateGame(scripted_request(), SPECTATOR)
     t1 = created.player_tokens[1]

@@ -91,6 +91,10 @@ MAX_REQUEST_ID_LENGTH = 64
 MAX_ATTEMPTS = 8
 #: Log entries fetched per store read when building a game log.
 _LOG_PAGE = 512
+#: Watch steps a process keeps for the other watchers of a game (:class:`_WatchSteps`): a
+#: commit's watchers all read it within a round trip or so, so a thousand is ample, and
+#: a watcher that comes too late simply works its step out again.
+_WATCH_STEPS = 1024
 
 
 # --- stored layouts --------------------------------------------------------------------------
@@ -413,10 +417,46 @@ class ViewReply:
         return form.compose(_GET_GAME_RESPONSE, {"view": view})
 
 
+#: The key of one step of a watched game: the game's id and its first token hash (ids may
+#: come back after a game expires, the random tokens do not), the store version of the entry,
+#: and the seat watching (-1: a spectator).
+_StepKey = tuple[str, bytes, int, int]
+
+
+class _WatchSteps:
+    """What each log entry of a watched game leads to, kept for the game's other watchers in
+    this process: the state after it and the item it shows a seat (or a spectator). A commit
+    wakes every watcher of its game at once, and each would otherwise apply the same move and
+    build the same view; the most recent ``size`` steps are kept, least recently used first
+    out. States are immutable values and items are never changed once built, so watchers share
+    them."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._steps: OrderedDict[_StepKey, tuple[Any, service_pb2.WatchGameResponse | None]] = (
+            OrderedDict()
+        )
+
+    def get(self, key: _StepKey) -> tuple[Any, service_pb2.WatchGameResponse | None] | None:
+        step = self._steps.get(key)
+        if step is not None:
+            self._steps.move_to_end(key)
+        return step
+
+    def put(self, key: _StepKey, state: Any, item: service_pb2.WatchGameResponse | None) -> None:
+        if self._size <= 0:
+            return
+        self._steps[key] = (state, item)
+        self._steps.move_to_end(key)
+        while len(self._steps) > self._size:
+            self._steps.popitem(last=False)
+
+
 class WatchCursor:
     """Where a ``WatchGame`` stream stands: the state reached by the log entries read so far
     (:meth:`advance`), and what the stream shows. The stream itself, an async generator, lives
-    in :mod:`.watching`: mypyc, which compiles this module, compiles no async generator."""
+    in :mod:`.watching`: mypyc, which compiles this module, compiles no async generator.
+    ``steps``: where the watchers of a process share the steps they read (none: not shared)."""
 
     def __init__(
         self,
@@ -427,6 +467,7 @@ class WatchCursor:
         first_shown: int,
         first: service_pb2.WatchGameResponse | None = None,
         over: bool = False,
+        steps: _WatchSteps | None = None,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -440,22 +481,35 @@ class WatchCursor:
         self.first = first
         #: Whether the game is over at :attr:`state`: the stream ends.
         self.over = over
+        self._steps = steps
+        self._game_key = (game.game_id, game.meta.token_hashes[0])
 
     def advance(self, entry: VersionedEvents) -> service_pb2.WatchGameResponse | None:
         """Read the next log entry: the item it shows the caller, or None before the resume
         point."""
         game = self.game
         adapter = game.adapter
-        self.state = _state_after(adapter, self.state, _Header.decode(entry.events[0]))
-        item = None
-        if entry.version >= self.first_shown:
-            item = service_pb2.WatchGameResponse(
-                events=_events(game, self.state, entry.version, entry.events, self.seat),
-                view=adapter.view(self.state, self.seat, game.info, entry.version + 1),
-                version=entry.version + 1,
-            )
+        shown = entry.version >= self.first_shown
+        key = (*self._game_key, entry.version, -1 if self.seat is None else self.seat)
+        step = None if self._steps is None else self._steps.get(key)
+        if step is not None and (step[1] is not None or not shown):
+            self.state, item = step
+        else:
+            if step is not None:
+                self.state = step[0]
+            else:
+                self.state = _state_after(adapter, self.state, _Header.decode(entry.events[0]))
+            item = None
+            if shown:
+                item = service_pb2.WatchGameResponse(
+                    events=_events(game, self.state, entry.version, entry.events, self.seat),
+                    view=adapter.view(self.state, self.seat, game.info, entry.version + 1),
+                    version=entry.version + 1,
+                )
+            if self._steps is not None:
+                self._steps.put(key, self.state, item)
         self.over = adapter.is_over(self.state)
-        return item
+        return item if shown else None
 
 
 class HostedGames:
@@ -474,6 +528,7 @@ class HostedGames:
         self._allow_testing = allow_testing
         self._api_key = api_key or None
         self._cache = _Cache(cache_size)
+        self._steps = _WatchSteps(_WATCH_STEPS)
         self._clock = clock
 
     @property
@@ -740,13 +795,15 @@ class HostedGames:
                     f"(version {game.api_version})",
                 )
             # Replay the log from the creation, silently up to the resume point.
-            return WatchCursor(game, seat, None, -1, request.from_version)
+            return WatchCursor(game, seat, None, -1, request.from_version, steps=self._steps)
         first = service_pb2.WatchGameResponse(
             view=game.adapter.view(game.state, seat, game.info, game.api_version),
             version=game.api_version,
         )
         over = game.adapter.is_over(game.state)
-        return WatchCursor(game, seat, game.state, game.version, game.version + 1, first, over)
+        return WatchCursor(
+            game, seat, game.state, game.version, game.version + 1, first, over, self._steps
+        )
 
     def watch_entries(self, cursor: WatchCursor) -> AsyncIterator[VersionedEvents]:
         """The store's log entries after the cursor's start, then each new one as it comes."""

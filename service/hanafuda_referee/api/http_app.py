@@ -64,6 +64,7 @@ from hanafuda_referee.api.http_routes import (
 from hanafuda_referee.api.openapi import build_openapi
 from hanafuda_referee.api.proto_json import JsonWriter
 from hanafuda_referee.api.referee import reply_method
+from hanafuda_referee.identity_cache import IdentityCache
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVICE_NAME", "create_app", "request_id_of"]
 
@@ -78,6 +79,8 @@ _DEFAULT_KEEPALIVE_SECONDS = 15.0
 # referee raises at once (unknown game, bad token) becomes a proper HTTP status, while a resume
 # that waits for the next move does not hold the response back.
 _DEFAULT_FIRST_ITEM_SECONDS = 1.0
+#: SSE frames kept per streaming route for the other watchers of the same item.
+_SHARED_FRAMES = 1024
 
 #: The request field a stream's ``Last-Event-ID`` resumes from, and the response field whose
 #: value is each event's SSE ``id``, as the contract names them (``WatchGame``).
@@ -477,11 +480,15 @@ def _rpc_handler(
         # converted into one on every request.
         return _JsonAnswer(text.encode(), caller.request_id, token_in_query)
 
+    # The watchers of a game share their items (see games.WatchCursor): the frame written for
+    # one is kept for the others, found by the item's identity.
+    frames: IdentityCache[ProtoMessage, bytes] = IdentityCache(_SHARED_FRAMES)
+
     async def stream(request: Request[Any, Any, Any]) -> Response[Any]:
         message, caller, token_in_query = await bind(request)
         _resume_from_last_event_id(request, message)
         response = await _open_stream(
-            _method_of(referee, binding)(message, caller), settings, writer
+            _method_of(referee, binding)(message, caller), settings, writer, frames
         )
         if token_in_query:
             response.headers["cache-control"] = _QUERY_TOKEN_CACHE_CONTROL
@@ -514,8 +521,14 @@ def _resume_from_last_event_id(request: Request[Any, Any, Any], message: ProtoMe
     setattr(message, RESUME_FIELD, int(header))
 
 
-async def _open_stream(items: object, settings: _Settings, writer: JsonWriter) -> Response[Any]:
-    """The SSE response over the referee's stream, or the error its first item raised."""
+async def _open_stream(
+    items: object,
+    settings: _Settings,
+    writer: JsonWriter,
+    frames: IdentityCache[ProtoMessage, bytes],
+) -> Response[Any]:
+    """The SSE response over the referee's stream, or the error its first item raised;
+    ``frames``: the frames written so far, by item."""
     if inspect.isawaitable(items):
         items = await items
     iterator = aiter(cast(AsyncIterator[ProtoMessage], items))
@@ -533,7 +546,7 @@ async def _open_stream(items: object, settings: _Settings, writer: JsonWriter) -
             _close_later(pending, iterator)
             raise error
     return Stream(
-        _sse(iterator, pending, settings, writer),
+        _sse(iterator, pending, settings, writer, frames),
         media_type="text/event-stream",
         status_code=200,
         headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
@@ -545,6 +558,7 @@ async def _sse(
     pending: asyncio.Future[ProtoMessage],
     settings: _Settings,
     writer: JsonWriter,
+    frames: IdentityCache[ProtoMessage, bytes],
 ) -> AsyncIterator[bytes]:
     """SSE frames: one event per stream item, a comment when the stream is quiet, an ``end``
     event when the referee's stream ends, an ``error`` event (then the end) when it fails.
@@ -573,7 +587,10 @@ async def _sse(
                     _dump_text(transport_error_body(500, "internal error")), event="error"
                 )
                 return
-            yield _sse_frame(writer.message(item), event_id=_event_id(item))
+            frame = frames.get(item)
+            if frame is None:
+                frame = frames.put(item, _sse_frame(writer.message(item), event_id=_event_id(item)))
+            yield frame
             pending = asyncio.ensure_future(anext(iterator))
     finally:
         _close_later(pending, iterator)
