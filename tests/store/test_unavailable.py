@@ -190,6 +190,77 @@ async def test_a_lost_watchers_connection_fails_every_watcher_and_the_next_watch
     assert await asyncio.wait_for(resumed, 5) == VersionedEvents(2, [b"e2"])
 
 
+class _SilencingProxy:
+    """A TCP proxy to a server that can silence the connections that have subscribed: they stay
+    open and forward nothing more either way, as a connection whose peer vanished without a
+    word (or that a firewall dropped) does. Connections opened later are left alone."""
+
+    def __init__(self, target_port: int) -> None:
+        self._target_port = target_port
+        self._subscribed: list[asyncio.Event] = []  # set: that connection forwards nothing
+        self._links: set[asyncio.Task[None]] = set()
+        self.port = 0
+
+    async def start(self) -> None:
+        server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+
+    def silence(self) -> None:
+        for silenced in self._subscribed:
+            silenced.set()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self._target_port)
+        silenced = asyncio.Event()
+
+        async def pipe(
+            source: asyncio.StreamReader, sink: asyncio.StreamWriter, upstream: bool
+        ) -> None:
+            while data := await source.read(1 << 16):
+                if upstream and b"SSUBSCRIBE" in data and silenced not in self._subscribed:
+                    self._subscribed.append(silenced)
+                if silenced.is_set():
+                    await asyncio.Event().wait()  # hold the connection open, silent
+                sink.write(data)
+                await sink.drain()
+
+        for link in (pipe(reader, up_writer, True), pipe(up_reader, writer, False)):
+            task = asyncio.create_task(link)
+            self._links.add(task)
+
+
+async def test_a_watchers_connection_gone_silent_fails_its_watchers_who_resume(
+    server: ServerProcess,
+) -> None:
+    proxy = _SilencingProxy(server.port)
+    await proxy.start()
+    store = RedisStore.connect(f"redis://127.0.0.1:{proxy.port}/0", SETTINGS)
+    try:
+        await store.create("g1", b"s0", b"meta", [b"e0"])
+        seen: list[int] = []
+
+        async def follow() -> None:
+            async for entry in store.watch("g1", -1):
+                seen.append(entry.version)
+
+        follower = asyncio.create_task(follow())
+        async with asyncio.timeout(3):
+            while seen != [0]:
+                await asyncio.sleep(0.01)
+        proxy.silence()
+        started = time.monotonic()
+        # The watcher's reads still work (other connections): only the unanswered PING tells.
+        with pytest.raises(StoreUnavailable):
+            await asyncio.wait_for(follower, 5)
+        assert time.monotonic() - started < 2 * SETTINGS.watch_block + FAST
+        resumed = asyncio.create_task(_first(store.watch("g1", 0)))
+        await asyncio.sleep(0.1)
+        await store.commit("g1", 0, b"s1", [b"e1"], None, b"")
+        assert await asyncio.wait_for(resumed, 5) == VersionedEvents(1, [b"e1"])
+    finally:
+        await store.close()
+
+
 async def _first(iterator: AsyncIterator[VersionedEvents]) -> VersionedEvents:
     async for entry in _take(iterator, 1):
         return entry

@@ -11,8 +11,9 @@ The clients of a store, all with short connect timeouts and **no automatic retri
   after a connection error.
 * ``watch`` for the watchers' wake-ups only (sharded pub/sub: SSUBSCRIBE to the game's channel):
   one connection per server, or per cluster node owning a followed game, shared by every
-  watcher of the process (a :class:`~.subscriptions.Subscriber`). Its replies are read without a
-  deadline (a message may be hours away); its writes have the socket timeout.
+  watcher of the process (a :class:`~.subscriptions.Subscriber`). A message may be hours away,
+  so its replies are read without the socket timeout: after a watch wake-up period of quiet, a
+  PING checks that the connection is still there. Its writes have the socket timeout.
 * on a single server, ``batch`` for the store's batched commits (:meth:`Clients.pipelines`):
   pipelines that are never transactions and never retried. A pipeline takes one connection,
   writes every command at once and reads the replies in order, straight through the connection.
@@ -77,14 +78,16 @@ def _options(settings: StoreSettings, socket_timeout: float | None) -> dict[str,
     }
 
 
-def _subscriber_on(pool: ConnectionPool, confirm_timeout: float) -> Subscriber:
-    """A subscriber whose connection comes from (and goes back to) ``pool``."""
+def _subscriber_on(pool: ConnectionPool, settings: StoreSettings) -> Subscriber:
+    """A subscriber whose connection comes from (and goes back to) ``pool``: a subscription
+    must be confirmed within the operation deadline, and a quiet connection is checked once per
+    watch wake-up period."""
 
     async def connect() -> AbstractConnection:
         connection: AbstractConnection = await pool.get_connection()  # type: ignore[no-untyped-call]
         return connection
 
-    return Subscriber(connect, pool.release, confirm_timeout)
+    return Subscriber(connect, pool.release, settings.operation_timeout, settings.watch_block)
 
 
 class Clients(ABC):
@@ -123,7 +126,7 @@ class SingleClients(Clients):
     def __init__(self, url: str, settings: StoreSettings) -> None:
         self._main: Redis = Redis.from_url(url, **_options(settings, settings.socket_timeout))
         self._watch: Redis = Redis.from_url(url, **_options(settings, settings.socket_timeout))
-        self._confirm_timeout = settings.operation_timeout
+        self._settings = settings
         #: The watchers' shared connection; replaced by a new one once it has failed.
         self._subscriber: Subscriber | None = None
         self._batch: Redis = Redis.from_url(url, **_options(settings, None))
@@ -181,7 +184,7 @@ class SingleClients(Clients):
         subscriber = self._subscriber
         if subscriber is None or subscriber.failure is not None:
             subscriber = self._subscriber = _subscriber_on(
-                self._watch.connection_pool, self._confirm_timeout
+                self._watch.connection_pool, self._settings
             )
         return Subscription(subscriber, channel)
 
@@ -219,7 +222,7 @@ class ClusterClients(Clients):
             url, **_options(settings, settings.socket_timeout)
         )
         self._max_connections = settings.max_connections
-        self._confirm_timeout = settings.operation_timeout
+        self._settings = settings
         #: node name -> a client of that node alone, for the watchers' shared connection.
         self._node_clients: dict[str, Redis] = {}
         #: node name -> the watchers' shared connection to that node.
@@ -257,7 +260,7 @@ class ClusterClients(Clients):
         subscriber = self._subscribers.get(node.name)
         if subscriber is None or subscriber.failure is not None:
             subscriber = self._subscribers[node.name] = _subscriber_on(
-                client.connection_pool, self._confirm_timeout
+                client.connection_pool, self._settings
             )
         return Subscription(subscriber, channel)
 

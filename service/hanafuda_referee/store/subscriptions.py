@@ -29,8 +29,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError, RedisError, ResponseError
@@ -103,19 +103,26 @@ _Sent = tuple[bool, bytes, asyncio.Future[None] | None]
 class Subscriber:
     """The shared connection of a server's (or a cluster node's) watchers; see the module
     docstring. ``connect`` gives a new connection, ``release`` takes it back once this
-    subscriber is done with it. A subscription that the server has not confirmed within
-    ``confirm_timeout`` seconds fails the whole subscriber (a connection that stopped answering
-    would otherwise keep taking subscriptions)."""
+    subscriber is done with it.
+
+    A connection can die silently (a peer gone without a word, a firewall that drops idle
+    connections): its watchers would then only see each commit at their periodic wake-up, and
+    the subscriber would go on taking subscriptions. So a subscription that the server has not
+    confirmed within ``confirm_timeout`` seconds fails the whole subscriber, and so does a
+    ``PING`` (sent after ``keepalive`` seconds without a reply or a message, which also keeps the
+    connection in use) left unanswered for another ``keepalive``."""
 
     def __init__(
         self,
         connect: Callable[[], Awaitable[AbstractConnection]],
         release: Callable[[AbstractConnection], Awaitable[None]],
         confirm_timeout: float,
+        keepalive: float,
     ) -> None:
         self._connect = connect
         self._release = release
         self._confirm_timeout = confirm_timeout
+        self._keepalive = keepalive
         self._connection: AbstractConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         #: The tasks sending commands (the loop keeps only weak references to tasks).
@@ -187,15 +194,19 @@ class Subscriber:
     def _command(
         self, subscribe: bool, channel: bytes, confirmed: asyncio.Future[None] | None
     ) -> None:
+        name = b"SSUBSCRIBE" if subscribe else b"SUNSUBSCRIBE"
+        self._spawn(self._send((name, channel), (subscribe, channel, confirmed)))
+
+    def _spawn(self, sending: Coroutine[Any, Any, None]) -> None:
         """Send a command in a task of its own: a caller that gives up must not cut it short,
         as a command half written spoils the connection for every subscription."""
-        task = asyncio.get_running_loop().create_task(self._send(subscribe, channel, confirmed))
+        task = asyncio.get_running_loop().create_task(sending)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _send(
-        self, subscribe: bool, channel: bytes, confirmed: asyncio.Future[None] | None
-    ) -> None:
+    async def _send(self, command: tuple[bytes, ...], sent: _Sent | None) -> None:
+        """Write ``command``; ``sent``: what its reply will answer (none for a PING, whose
+        reply only shows the connection alive)."""
         try:
             # One command at a time, so the commands go in the order they are listed in _sent.
             async with self._writing:
@@ -206,11 +217,11 @@ class Subscriber:
                 connection = self._connection
                 if self.failure is not None or connection is None:
                     return
-                self._sent.append((subscribe, channel, confirmed))
-                command = b"SSUBSCRIBE" if subscribe else b"SUNSUBSCRIBE"
+                if sent is not None:
+                    self._sent.append(sent)
                 # No health check: it would read a reply, and only the reader reads.
                 await connection.send_packed_command(
-                    connection.pack_command(command, channel), check_health=False
+                    connection.pack_command(*command), check_health=False
                 )
         except asyncio.CancelledError:
             self._stop(ConnectionError(_CLOSED))
@@ -220,6 +231,7 @@ class Subscriber:
             # on this connection, and its reader may be waiting for a reply that will not come.
             self._stop(ConnectionError(f"cannot subscribe: {error!r}"))
             return
+        confirmed = None if sent is None else sent[2]
         if confirmed is not None:
             asyncio.get_running_loop().call_later(
                 self._confirm_timeout, self._check_confirmed, confirmed
@@ -231,13 +243,21 @@ class Subscriber:
 
     async def _read(self, connection: AbstractConnection) -> None:
         """Read and dispatch every reply until the connection fails or this subscriber stops."""
+        pinged = False
         try:
             while self.failure is None:
                 try:
-                    reply = await connection.read_response(timeout=math.inf)
+                    reply = await connection.read_response(timeout=self._keepalive)
                 except ResponseError as error:  # answers the oldest command
                     self._refused(error)
                     continue
+                if reply is None:  # quiet for a while: is the connection still there?
+                    if pinged:
+                        raise ConnectionError("Redis did not answer a PING in time")
+                    pinged = True
+                    self._spawn(self._send((b"PING",), None))
+                    continue
+                pinged = False
                 self._dispatch(reply)
         except BaseException as error:
             if self.failure is None:
