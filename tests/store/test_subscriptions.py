@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import AsyncIterator
+from typing import Any, cast
 
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 
-from hanafuda_referee.store import GameStore, parse_store_url
+from hanafuda_referee.store import GameStore, StoreUnavailable, parse_store_url
 from hanafuda_referee.store.keys import KeySpace
 
 from .conftest import Backend
@@ -175,3 +178,93 @@ async def test_a_game_followed_again_after_its_last_watcher_left_is_woken(
         finally:
             again.cancel()
     await server.eventually("g1", 0)
+
+
+async def _command(client: Redis, *args: object) -> Any:
+    return await cast(Any, client).execute_command(*args)
+
+
+async def _move_slot(cluster_url: str, key: str) -> None:
+    """Move ``key``'s slot and its keys to another primary, as a resharding does."""
+    redis_url, _ = parse_store_url(cluster_url)
+    async with Redis.from_url(redis_url) as first:
+        reply = await _command(first, "CLUSTER", "NODES")
+    text = reply.decode() if isinstance(reply, bytes) else str(reply)
+    slot = key_slot(key.encode())
+    primaries: dict[str, int] = {}
+    source = ""
+    for line in text.splitlines():
+        node_id, address, flags, *rest = line.split()
+        if "master" not in flags:
+            continue
+        primaries[node_id] = int(address.split("@")[0].rsplit(":", 1)[1])
+        for served in rest[5:]:
+            first_slot, _, last_slot = served.partition("-")
+            if first_slot.isdigit() and int(first_slot) <= slot <= int(last_slot or first_slot):
+                source = node_id
+    target = next(node_id for node_id in primaries if node_id != source)
+    clients = {node_id: Redis(port=port) for node_id, port in primaries.items()}
+    try:
+        await _command(clients[target], "CLUSTER", "SETSLOT", slot, "IMPORTING", source)
+        await _command(clients[source], "CLUSTER", "SETSLOT", slot, "MIGRATING", target)
+        while keys := await _command(clients[source], "CLUSTER", "GETKEYSINSLOT", slot, 100):
+            await _command(
+                clients[source],
+                "MIGRATE",
+                "127.0.0.1",
+                primaries[target],
+                "",
+                0,
+                5000,
+                "KEYS",
+                *keys,
+            )
+        for client in clients.values():
+            await _command(client, "CLUSTER", "SETSLOT", slot, "NODE", target)
+    finally:
+        for client in clients.values():
+            await client.aclose()
+
+
+async def test_watchers_follow_a_game_whose_slot_moved_to_another_node(cluster_url: str) -> None:
+    """The server ends a moved slot's subscriptions: the watchers fail, and resume on the node
+    that now holds the game, woken there by its commits (the periodic wake-up is a minute
+    away)."""
+    backend = Backend("cluster", cluster_url)
+    try:
+        store = backend.open(watch_block=60)
+        game_id = await make_game(store, f"moving-{uuid.uuid4().hex[:12]}")
+        seen: list[int] = []
+        failures = 0
+
+        async def follow() -> None:
+            # A client that resumes from its last version after each failure, as it should.
+            nonlocal failures
+            while True:
+                try:
+                    async for entry in store.watch(game_id, seen[-1] if seen else -1):
+                        seen.append(entry.version)
+                        if entry.version == 3:
+                            return
+                except StoreUnavailable:
+                    failures += 1
+                    await asyncio.sleep(0.05)
+
+        follower = asyncio.create_task(follow())
+        try:
+            async with asyncio.timeout(10):
+                while seen != [0]:
+                    await asyncio.sleep(0.01)
+                await store.commit(game_id, 0, state(1), [], None, b"")
+                while seen != [0, 1]:
+                    await asyncio.sleep(0.01)
+            await _move_slot(cluster_url, KeySpace(backend.prefix).game(game_id).game)
+            for version in (2, 3):
+                await store.commit(game_id, version - 1, state(version), [], None, b"")
+            await asyncio.wait_for(follower, 10)
+        finally:
+            follower.cancel()
+        assert seen == [0, 1, 2, 3]
+        assert failures >= 1
+    finally:
+        await backend.cleanup()

@@ -218,9 +218,6 @@ class ClusterClients(Clients):
         self._main: RedisCluster = RedisCluster.from_url(
             url, **_options(settings, settings.socket_timeout)
         )
-        self._watch: RedisCluster = RedisCluster.from_url(
-            url, **_options(settings, settings.socket_timeout)
-        )
         self._max_connections = settings.max_connections
         self._settings = settings
         #: node name -> a client of that node alone, for the watchers' shared connection.
@@ -242,10 +239,12 @@ class ClusterClients(Clients):
 
     async def subscription(self, channel: str) -> Subscription:
         # A connection per node rather than redis-py's ClusterPubSub: if a game's slot moves,
-        # the server ends that game's subscription, which its watchers report (they then resume
-        # through a client that has learnt the new slot map).
-        await self._watch.initialize()  # no-op once the slot map is known
-        node = self._watch.get_node_from_key(channel)
+        # the server ends that game's subscriptions, and their watchers fail and resume. The
+        # node is then found anew: a keyed command through the main client (on the channel's
+        # name, which is in the game's slot and names no key) follows the slot wherever it went,
+        # and updates the client's slot map when it moved.
+        await self._main.execute_command("EXISTS", channel)
+        node = self._main.get_node_from_key(channel)
         if node is None:
             raise ConnectionError("no cluster node serves the game's slot")
         client = self._node_clients.get(node.name)
@@ -285,7 +284,6 @@ class ClusterClients(Clients):
             await subscriber.close()
         self._subscribers.clear()
         await self._main.aclose()
-        await self._watch.aclose()
         for client in self._node_clients.values():
             await client.aclose()
         self._node_clients.clear()
