@@ -947,6 +947,21 @@ class Deployment:
     description: str
 
 
+def given_or_private_redis(
+    redis_url: str | None, workdir: Path, stack: contextlib.ExitStack
+) -> str:
+    """``redis_url`` (``--redis-url``), or that of a redis-server started here with default
+    settings, stopped when ``stack`` closes."""
+    if redis_url is not None:
+        return redis_url
+    if REDIS_SERVER is None:
+        sys.exit("redis-server is not installed: pass --redis-url")
+    server = ServerProcess(workdir / "redis", free_port())
+    server.start()
+    stack.callback(server.stop)
+    return server.url
+
+
 def deploy(
     args: argparse.Namespace, stack: contextlib.ExitStack, cores: Cores | None
 ) -> Deployment:
@@ -962,16 +977,12 @@ def deploy(
             target, args.redis_url, args.key_prefix, f"running server at {args.http_url}"
         )
     workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hf-bench-")))
-    redis_url = args.redis_url
-    where = f"at {redis_url}"
-    if redis_url is None:
-        if REDIS_SERVER is None:
-            sys.exit("redis-server is not installed: pass --redis-url")
-        redis_server = ServerProcess(workdir / "redis", free_port())
-        redis_server.start()
-        stack.callback(redis_server.stop)
-        redis_url, where = redis_server.url, "(a private redis-server, default settings)"
+    redis_url = given_or_private_redis(args.redis_url, workdir, stack)
+    if args.redis_url is None:
+        where = "(a private redis-server, default settings)"
         raw = redis.Redis.from_url(redis_url)
+    else:
+        where = f"at {redis_url}"
     assert raw is not None
     stack.callback(raw.close)
     prefix = f"bench-{uuid.uuid4().hex[:8]}:"

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import statistics
-import sys
 import tempfile
 import uuid
 from collections.abc import Sequence
@@ -29,8 +28,7 @@ from pathlib import Path
 import grpc
 import redis
 from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
-from tests.benchmarks.service import process_cpu_seconds
-from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
+from tests.benchmarks.service import given_or_private_redis, process_cpu_seconds
 from tests.system.processes import RefereeProcess
 
 #: Moves per game at most (a Koi-Koi game of one round never needs more).
@@ -169,14 +167,7 @@ def main() -> None:
     transports = args.transport or ["grpc", "http"]
     with contextlib.ExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hf-watch-")))
-        redis_url = args.redis_url
-        if redis_url is None:
-            if REDIS_SERVER is None:
-                sys.exit("redis-server is not installed: pass --redis-url")
-            redis_server = ServerProcess(workdir / "redis", free_port())
-            redis_server.start()
-            stack.callback(redis_server.stop)
-            redis_url = redis_server.url
+        redis_url = given_or_private_redis(args.redis_url, workdir, stack)
         raw = redis.Redis.from_url(redis_url)
         stack.callback(raw.close)
         server = RefereeProcess(

@@ -130,16 +130,8 @@ async def test_hung_server_times_out_fast_and_store_recovers(
 async def test_a_blocked_watcher_fails_fast_when_the_server_goes(
     server: ServerProcess, store: RedisStore
 ) -> None:
-    seen: list[int] = []
-
-    async def follow() -> None:
-        async for entry in store.watch("g1", -1):
-            seen.append(entry.version)
-
-    follower = asyncio.create_task(follow())
-    async with asyncio.timeout(3):
-        while len(seen) < 2:
-            await asyncio.sleep(0.01)
+    follower, seen = _follow(store, "g1")
+    await _until(lambda: len(seen) >= 2)
     await asyncio.sleep(0.1)  # now blocked waiting for version 2
     assert seen == [0, 1]
     server.stop()
@@ -160,19 +152,8 @@ async def test_a_lost_watchers_connection_fails_every_watcher_and_the_next_watch
     """The watchers of a process share one connection: losing it fails them all at once (they
     resume), and the next watch opens a new one."""
     await store.create("g2", b"s0", b"meta", [b"e0"])
-    seen: list[list[int]] = [[], [], []]
-
-    async def follow(index: int, game_id: str) -> None:
-        async for entry in store.watch(game_id, -1):
-            seen[index].append(entry.version)
-
-    followers = [
-        asyncio.create_task(follow(index, game_id))
-        for index, game_id in enumerate(["g1", "g1", "g2"])
-    ]
-    async with asyncio.timeout(3):
-        while seen != [[0, 1], [0, 1], [0]]:
-            await asyncio.sleep(0.01)
+    followers, seen = zip(*(_follow(store, game_id) for game_id in ("g1", "g1", "g2")), strict=True)
+    await _until(lambda: list(seen) == [[0, 1], [0, 1], [0]])
     raw = Redis.from_url(server.url)
     try:
         # One connection for the three watchers of two games.
@@ -237,16 +218,8 @@ async def test_a_watchers_connection_gone_silent_fails_its_watchers_who_resume(
     store = RedisStore.connect(f"redis://127.0.0.1:{proxy.port}/0", SETTINGS)
     try:
         await store.create("g1", b"s0", b"meta", [b"e0"])
-        seen: list[int] = []
-
-        async def follow() -> None:
-            async for entry in store.watch("g1", -1):
-                seen.append(entry.version)
-
-        follower = asyncio.create_task(follow())
-        async with asyncio.timeout(3):
-            while seen != [0]:
-                await asyncio.sleep(0.01)
+        follower, seen = _follow(store, "g1")
+        await _until(lambda: seen == [0])
         proxy.silence()
         started = time.monotonic()
         # The watcher's reads still work (other connections): only the unanswered PING tells.
@@ -259,6 +232,24 @@ async def test_a_watchers_connection_gone_silent_fails_its_watchers_who_resume(
         assert await asyncio.wait_for(resumed, 5) == VersionedEvents(1, [b"e1"])
     finally:
         await store.close()
+
+
+def _follow(store: RedisStore, game_id: str) -> tuple[asyncio.Task[None], list[int]]:
+    """A watcher of ``game_id`` from its creation: its task, and the versions it has seen."""
+    seen: list[int] = []
+
+    async def follow() -> None:
+        async for entry in store.watch(game_id, -1):
+            seen.append(entry.version)
+
+    return asyncio.create_task(follow()), seen
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Wait (3 s at most) until ``condition`` holds."""
+    async with asyncio.timeout(3):
+        while not condition():
+            await asyncio.sleep(0.01)
 
 
 async def _first(iterator: AsyncIterator[VersionedEvents]) -> VersionedEvents:
