@@ -180,6 +180,28 @@ async def test_a_game_followed_again_after_its_last_watcher_left_is_woken(
     await server.eventually("g1", 0)
 
 
+async def test_the_watchers_of_a_game_share_their_reads(backend: Backend) -> None:
+    """A commit wakes all of a game's watchers at once, and they share one read of the log: on
+    a cluster (where reads are not batched) forty watchers woken together need no more than the
+    few pooled connections each node has here."""
+    store = backend.open(max_connections=4, watch_block=60)
+    await make_game(store)
+    last = 4
+    watching = [asyncio.Event() for _ in range(40)]
+    followers = [asyncio.create_task(_follow(store, "g1", last, seen)) for seen in watching]
+    try:
+        async with asyncio.timeout(10):
+            for seen in watching:
+                await seen.wait()
+        for version in range(1, last + 1):
+            await store.commit("g1", version - 1, state(version), [], None, b"")
+        results = await asyncio.wait_for(asyncio.gather(*followers), 10)
+    finally:
+        for follower in followers:
+            follower.cancel()
+    assert results == [list(range(last + 1))] * 40
+
+
 async def _command(client: Redis, *args: object) -> Any:
     return await cast(Any, client).execute_command(*args)
 

@@ -47,7 +47,7 @@ client earns its cost.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis.asyncio import ConnectionPool, Redis
@@ -78,7 +78,9 @@ def _options(settings: StoreSettings, socket_timeout: float | None) -> dict[str,
     }
 
 
-def _subscriber_on(pool: ConnectionPool, settings: StoreSettings) -> Subscriber:
+def _subscriber_on(
+    pool: ConnectionPool, settings: StoreSettings, moved: Callable[[bytes], None] | None = None
+) -> Subscriber:
     """A subscriber whose connection comes from (and goes back to) ``pool``: a subscription
     must be confirmed within the operation deadline, and a quiet connection is checked once per
     watch wake-up period."""
@@ -87,7 +89,9 @@ def _subscriber_on(pool: ConnectionPool, settings: StoreSettings) -> Subscriber:
         connection: AbstractConnection = await pool.get_connection()  # type: ignore[no-untyped-call]
         return connection
 
-    return Subscriber(connect, pool.release, settings.operation_timeout, settings.watch_block)
+    return Subscriber(
+        connect, pool.release, settings.operation_timeout, settings.watch_block, moved
+    )
 
 
 class Clients(ABC):
@@ -224,6 +228,8 @@ class ClusterClients(Clients):
         self._node_clients: dict[str, Redis] = {}
         #: node name -> the watchers' shared connection to that node.
         self._subscribers: dict[str, Subscriber] = {}
+        #: Channels whose subscription a node refused or ended: their slot has moved.
+        self._moved: set[bytes] = set()
 
     @property
     def main(self) -> ScriptRunner:
@@ -239,11 +245,14 @@ class ClusterClients(Clients):
 
     async def subscription(self, channel: str) -> Subscription:
         # A connection per node rather than redis-py's ClusterPubSub: if a game's slot moves,
-        # the server ends that game's subscriptions, and their watchers fail and resume. The
-        # node is then found anew: a keyed command through the main client (on the channel's
-        # name, which is in the game's slot and names no key) follows the slot wherever it went,
-        # and updates the client's slot map when it moved.
-        await self._main.execute_command("EXISTS", channel)
+        # the server ends that game's subscriptions (or refuses new ones), and their watchers
+        # fail and resume. The node is then found anew: a keyed command through the main client
+        # (on the channel's name, which is in the game's slot and names no key) follows the slot
+        # wherever it went, and updates the client's slot map.
+        if channel.encode() in self._moved:
+            await self._main.execute_command("EXISTS", channel)
+            self._moved.discard(channel.encode())
+        await self._main.initialize()  # no-op once the slot map is known
         node = self._main.get_node_from_key(channel)
         if node is None:
             raise ConnectionError("no cluster node serves the game's slot")
@@ -259,7 +268,7 @@ class ClusterClients(Clients):
         subscriber = self._subscribers.get(node.name)
         if subscriber is None or subscriber.failure is not None:
             subscriber = self._subscribers[node.name] = _subscriber_on(
-                client.connection_pool, self._settings
+                client.connection_pool, self._settings, self._moved.add
             )
         return Subscription(subscriber, channel)
 

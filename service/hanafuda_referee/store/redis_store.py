@@ -11,8 +11,9 @@ Layout per game (every name shares the hash tag ``{<game_id>}``, see :mod:`.keys
 * ``<prefix>{id}:w`` sharded pub/sub channel -- every commit publishes its version there. A
   process subscribes to it once for all its watchers of the game, on one connection for all the
   games it follows (per cluster node: :mod:`.subscriptions`), and each watcher reads the log from
-  its last version whenever woken. A watcher's subscription takes effect before it reads, so no
-  commit falls between the two.
+  its last version whenever woken (the watchers woken by one commit, at the same version, share
+  one read). A watcher's subscription takes effect before it reads, so no commit falls between
+  the two.
 
 Writes are Lua scripts (:mod:`.scripts`): compare-and-set on the version, atomic, one round trip;
 the commits and game loads started during one event-loop iteration share theirs (see "Batching"
@@ -71,7 +72,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -156,6 +157,48 @@ def _store_error(operation: str, exc: BaseException) -> BaseException:
         return exc
     error.__cause__ = exc
     return error
+
+
+#: A log read: the game id and the version it reads after.
+_ReadKey = tuple[str, int]
+_Read = asyncio.Task[list[VersionedEvents] | None]
+
+
+class _SharedReads:
+    """The watchers' log reads about to start, each shared by the watchers of its game who ask
+    for it meanwhile: a commit wakes all of a game's watchers in this process at once (they
+    resume in the same turn of the event loop), and each would read the same entries. A read
+    takes no one once it has started: it might be answered before the commit that woke a later
+    watcher. It runs in a task of its own, so a watcher that leaves does not cut it short for
+    the others."""
+
+    def __init__(self) -> None:
+        self._reads: dict[_ReadKey, _Read] = {}
+
+    async def read(
+        self, key: _ReadKey, start: Callable[[], Coroutine[Any, Any, list[VersionedEvents] | None]]
+    ) -> list[VersionedEvents] | None:
+        """The entries of the read ``key`` (see the class docstring), starting it if need be."""
+        task = self._reads.get(key)
+        if task is None or task.done():
+            task = self._reads[key] = asyncio.get_running_loop().create_task(self._run(key, start))
+            task.add_done_callback(functools.partial(self._done, key))
+        return await asyncio.shield(task)
+
+    async def _run(
+        self, key: _ReadKey, start: Callable[[], Coroutine[Any, Any, list[VersionedEvents] | None]]
+    ) -> list[VersionedEvents] | None:
+        self._forget(key, asyncio.current_task())
+        return await start()
+
+    def _done(self, key: _ReadKey, task: _Read) -> None:
+        self._forget(key, task)
+        if not task.cancelled():
+            task.exception()  # retrieved, even if every watcher that wanted it has left
+
+    def _forget(self, key: _ReadKey, task: object) -> None:
+        if self._reads.get(key) is task:
+            del self._reads[key]
 
 
 class _Batcher:
@@ -256,6 +299,7 @@ class RedisStore:
         self._answer_keep_ms = settings.answer_keep_ms
         runner = clients.pipelines if settings.batch_commits else None
         self._batcher = None if runner is None else _Batcher(runner, settings.operation_timeout)
+        self._watch_reads = _SharedReads()
 
     @classmethod
     def connect(
@@ -422,7 +466,9 @@ class RedisStore:
             last = after_version
             started = False
             while True:
-                entries = await self._read(keys, last, _WATCH_BATCH)
+                entries = await self._watch_reads.read(
+                    (game_id, last), functools.partial(self._read, keys, last, _WATCH_BATCH)
+                )
                 if entries is None:
                     if not started:
                         raise GameNotFound(game_id)

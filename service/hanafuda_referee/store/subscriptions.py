@@ -110,7 +110,10 @@ class Subscriber:
     the subscriber would go on taking subscriptions. So a subscription that the server has not
     confirmed within ``confirm_timeout`` seconds fails the whole subscriber, and so does a
     ``PING`` (sent after ``keepalive`` seconds without a reply or a message, which also keeps the
-    connection in use) left unanswered for another ``keepalive``."""
+    connection in use) left unanswered for another ``keepalive``.
+
+    ``moved`` is told the channels whose subscription the server refused or ended, as it does
+    when the game's cluster slot is (or has gone) elsewhere."""
 
     def __init__(
         self,
@@ -118,9 +121,11 @@ class Subscriber:
         release: Callable[[AbstractConnection], Awaitable[None]],
         confirm_timeout: float,
         keepalive: float,
+        moved: Callable[[bytes], None] | None = None,
     ) -> None:
         self._connect = connect
         self._release = release
+        self._moved = moved
         self._confirm_timeout = confirm_timeout
         self._keepalive = keepalive
         self._connection: AbstractConnection | None = None
@@ -280,6 +285,8 @@ class Subscriber:
             # Not an answer to this process: the server ended the subscription (the slot moved
             # to another node). Its watchers fail and resume through the new node.
             self._drop(channel, ConnectionError("the server ended the game's subscription"))
+            if self._moved is not None:
+                self._moved(channel)
 
     def _answered(self, subscribe: bool, channel: bytes) -> bool:
         """Match a confirmation with the oldest command sent; False if it answers none."""
@@ -306,6 +313,8 @@ class Subscriber:
         if confirmed is None:
             return
         failure = ConnectionError(f"the server refused the game's subscription: {error}")
+        if self._moved is not None:
+            self._moved(channel)
         if self._pending.get(channel) is confirmed:
             del self._pending[channel]
             self._drop(channel, failure)
