@@ -202,7 +202,7 @@ class _SharedReads:
 
 
 class _Batcher:
-    """Sends the calls (COMMIT runs and game loads) started in one event-loop iteration, and
+    """Sends the calls (COMMIT runs, game loads, log reads) started in one event-loop iteration, and
     those started while the batch before was in flight, as one pipeline.
 
     :meth:`submit` returns a future per call, resolved with the call's raw reply, or failed
@@ -436,7 +436,7 @@ class RedisStore:
                 "events", READ_EVENTS.run(self._clients.main, (keys.game,), bounds)
             )
         else:
-            # A commit wakes every watcher of its game at once: their reads go out together.
+            # Watchers of several games woken together read in one round trip.
             reply = await self._batcher.submit(
                 "events", ScriptCall(READ_EVENTS, (keys.game,), bounds)
             )
