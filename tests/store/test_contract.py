@@ -275,6 +275,19 @@ async def test_answers_are_never_kept_longer_than_the_game_may_live(backend: Bac
     assert await store.commit("g1", 1, state(2), [], "req", b"a") == Conflict(2, state(2))
 
 
+async def test_a_burst_beyond_the_connection_pool_waits_for_connections(backend: Backend) -> None:
+    """More calls at once than the client's pool holds connections wait for one (within the
+    operation deadline) instead of failing: forty creations, then forty commits, at once, on
+    pools of two connections with nothing batched (as on a cluster)."""
+    store = backend.open(max_connections=2, batch_commits=False)
+    games = [f"burst-{n}" for n in range(40)]
+    await asyncio.gather(*(make_game(store, game_id) for game_id in games))
+    committed = await asyncio.gather(
+        *(store.commit(game_id, 0, state(1), [b"e1"], None, b"") for game_id in games)
+    )
+    assert committed == [Committed(1)] * 40
+
+
 # -- events and watch ----------------------------------------------------------------------------
 
 

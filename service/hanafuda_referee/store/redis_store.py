@@ -300,6 +300,9 @@ class RedisStore:
         runner = clients.pipelines if settings.batch_commits else None
         self._batcher = None if runner is None else _Batcher(runner, settings.operation_timeout)
         self._watch_reads = _SharedReads()
+        # redis-py's pools refuse a connection past their size rather than wait for one: a burst
+        # of calls (a stalled server, a cluster, where nothing is batched) would fail at once.
+        self._pooled = asyncio.Semaphore(settings.max_connections)
 
     @classmethod
     def connect(
@@ -337,14 +340,24 @@ class RedisStore:
             raise _store_error(operation, exc) from exc
 
     async def _run(
-        self, operation: str, call: Coroutine[Any, Any, Any], timeout: float | None = None
+        self,
+        operation: str,
+        call: Coroutine[Any, Any, Any],
+        timeout: float | None = None,
+        *,
+        pooled: bool = True,
     ) -> Any:
-        """Await ``call`` under the operation deadline, translating failures."""
+        """Await ``call`` under the operation deadline, translating failures. ``pooled``: the
+        call takes a connection of the main client's pool, and waits (within the deadline) for
+        one of the pool's places when all are taken."""
         try:
             with self._failures(operation):
                 async with asyncio.timeout(timeout or self._settings.operation_timeout):
                     await self._clients.ready()
-                    return await call
+                    if not pooled:
+                        return await call
+                    async with self._pooled:
+                        return await call
         finally:
             call.close()  # no-op once it ran; spares a "never awaited" warning if ready() failed
 
@@ -462,7 +475,7 @@ class RedisStore:
             "watch", self._clients.subscription(keys.channel)
         )
         try:
-            await self._run("watch", subscription.open())
+            await self._run("watch", subscription.open(), pooled=False)
             last = after_version
             started = False
             while True:
@@ -482,6 +495,7 @@ class RedisStore:
                         "watch",
                         subscription.wait(self._settings.watch_block),
                         timeout=self._settings.watch_block + self._settings.operation_timeout,
+                        pooled=False,
                     )
         finally:
             # Closing only drops a connection: its failure changes nothing for the consumer.

@@ -31,7 +31,8 @@ class StoreSettings:
     socket_timeout: float = 1.0
     #: Redis: deadline of one whole store operation, cluster topology refresh included.
     operation_timeout: float = 2.0
-    #: Redis: connection pool size per client (per node on a cluster).
+    #: Redis: connection pool size per client (per node on a cluster). The store's calls beyond
+    #: it wait for a place, within their deadline; the watchers take none (they share one).
     max_connections: int = 256
     #: Redis: send the commits and game loads started in one event-loop iteration together, as
     #: one pipeline (each commit still its own atomic script). Off: one round trip per call,
