@@ -2,13 +2,13 @@
 
 Starts a private Redis (or uses ``--redis-url``) and one service process, creates ``--games``
 seeded Koi-Koi games, opens ``--watchers`` spectator streams spread evenly over them (gRPC
-``WatchGame`` streams, or Server-Sent Events on plain sockets), then plays every game to its end
-by its first legal move over gRPC (each move preceded by both seats' ``GetGame``, as a simple
-client does), and prints the server's CPU time per move. The same games (seeds) played with no
-watcher, in the same run on the same server, are the baseline: the difference, divided by the
-watchers of a game, is what one watcher costs per version. Also prints how many connections the
-Redis server holds while the watchers follow (the service's and this script's included). Run from
-the repository root::
+``WatchGame`` streams, or Server-Sent Events on plain sockets), then plays the first moves of
+every game (default rules, 12 rounds), each its mover's first legal move, over gRPC (each move
+preceded by both seats' ``GetGame``, as a simple client does), and prints the server's CPU time
+per move. The same games (seeds) played with no watcher, in the same run on the same server,
+are the baseline: the difference, divided by the watchers of a game, is what one watcher costs
+per version. Also prints how many connections the Redis server holds while the watchers follow
+(the service's and this script's included). Run from the repository root::
 
     .venv/bin/python -m tests.benchmarks.watchers [--watchers 200] [--games 4] [--runs 3]
 """
@@ -31,7 +31,8 @@ from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
 from tests.benchmarks.service import given_or_private_redis, process_cpu_seconds
 from tests.system.processes import RefereeProcess
 
-#: Moves per game at most (a Koi-Koi game of one round never needs more).
+#: Moves played per game: about two rounds of a default game (the measure is per move, so a
+#: game need not end).
 _MOVES_PER_GAME = 40
 
 
@@ -68,7 +69,8 @@ async def _follow_sse(port: int, game: str, items: list[int]) -> None:
 async def _play(
     stub: service_pb2_grpc.RefereeServiceAsyncStub, created: service_pb2.CreateGameResponse
 ) -> int:
-    """Play the game by its first legal move; the number of moves."""
+    """Play the game's first moves (at most :data:`_MOVES_PER_GAME`), each its mover's first
+    legal move; the number of moves."""
     moves = 0
     for _ in range(_MOVES_PER_GAME):
         views = []
@@ -177,9 +179,9 @@ def main() -> None:
         server.start()
         stack.callback(server.stop)
         print(
-            f"{args.watchers} spectators over {args.games} Koi-Koi games, each played to its end "
-            f"by its first legal move; medians of {args.runs} runs, each next to the same moves "
-            "with no watcher"
+            f"{args.watchers} spectators over {args.games} Koi-Koi games, {_MOVES_PER_GAME} moves "
+            f"of each (first legal moves); medians of {args.runs} runs, each next to the same "
+            "moves with no watcher"
         )
         seed = 1
         for transport in transports:
