@@ -85,7 +85,7 @@ class Backend:
     async def raw_keys(self) -> list[bytes]:
         """Every key under this backend's prefix, straight from Redis (all primaries)."""
         assert self.url is not None
-        async with _raw_client(self.url) as client:
+        async with raw_client(self.url) as client:
             return await _scan(client, self.prefix.encode() + b"*")
 
     async def cleanup(self) -> None:
@@ -93,12 +93,12 @@ class Backend:
             await store.close()
         if self.url is None:
             return
-        async with _raw_client(self.url) as client:
+        async with raw_client(self.url) as client:
             for key in await _scan(client, self.prefix.encode() + b"*"):
                 await client.delete(key)
 
 
-class _raw_client:  # noqa: N801 - used like a function: `async with _raw_client(url)`
+class raw_client:  # noqa: N801 - used like a function: `async with raw_client(url)`
     def __init__(self, url: str) -> None:
         redis_url, cluster = parse_store_url(url)
         self.client: Redis | RedisCluster = (
@@ -164,9 +164,8 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         cluster.stop()
 
 
-@pytest_asyncio.fixture(params=["memory", "redis", "cluster"])
-async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
-    """Each store kind in turn, with a fresh key prefix, cleaned up afterwards."""
+async def _backend_of(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    """The store kind ``request.param``, with a fresh key prefix, cleaned up afterwards."""
     kind: str = request.param
     url: str | None = None
     if kind == "redis":
@@ -178,6 +177,20 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
         yield backend
     finally:
         await backend.cleanup()
+
+
+@pytest_asyncio.fixture(params=["memory", "redis", "cluster"])
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    """Each store kind in turn, with a fresh key prefix, cleaned up afterwards."""
+    async for backend in _backend_of(request):
+        yield backend
+
+
+@pytest_asyncio.fixture(params=["redis", "cluster"])
+async def redis_backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    """:func:`backend` on a Redis server, then on a Redis Cluster (not in memory)."""
+    async for backend in _backend_of(request):
+        yield backend
 
 
 @pytest_asyncio.fixture

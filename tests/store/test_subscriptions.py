@@ -22,34 +22,18 @@ from redis.crc import key_slot
 from hanafuda_referee.store import GameStore, StoreUnavailable, parse_store_url
 from hanafuda_referee.store.keys import KeySpace
 
-from .conftest import Backend
+from .conftest import Backend, raw_client
 from .test_contract import make_game, state
 
 pytestmark = pytest.mark.asyncio
 
 
-@pytest_asyncio.fixture(params=["redis", "cluster"])
-async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
-    """A Redis server, then a Redis Cluster, with a fresh key prefix, cleaned up afterwards."""
-    kind: str = request.param
-    url: str = request.getfixturevalue("single_redis_url" if kind == "redis" else "cluster_url")
-    backend = Backend(kind, url)
-    try:
-        yield backend
-    finally:
-        await backend.cleanup()
-
-
 class _Server:
     """Questions about subscriptions, asked of the server (the node owning each channel)."""
 
-    def __init__(self, backend: Backend) -> None:
-        assert backend.url is not None
-        redis_url, cluster = parse_store_url(backend.url)
-        self.client: Redis | RedisCluster = (
-            RedisCluster.from_url(redis_url) if cluster else Redis.from_url(redis_url)
-        )
-        self.keys = KeySpace(backend.prefix)
+    def __init__(self, client: Redis | RedisCluster, prefix: str) -> None:
+        self.client = client
+        self.keys = KeySpace(prefix)
 
     def channel(self, game_id: str) -> str:
         return self.keys.game(game_id).channel
@@ -74,17 +58,12 @@ class _Server:
             while await self.subscribers(game_id) != expected:
                 await asyncio.sleep(0.01)
 
-    async def close(self) -> None:
-        await self.client.aclose()
-
 
 @pytest_asyncio.fixture
-async def server(backend: Backend) -> AsyncIterator[_Server]:
-    server = _Server(backend)
-    try:
-        yield server
-    finally:
-        await server.close()
+async def server(redis_backend: Backend) -> AsyncIterator[_Server]:
+    assert redis_backend.url is not None
+    async with raw_client(redis_backend.url) as client:
+        yield _Server(client, redis_backend.prefix)
 
 
 async def _follow(store: GameStore, game_id: str, last: int, seen: asyncio.Event) -> list[int]:
@@ -100,11 +79,11 @@ async def _follow(store: GameStore, game_id: str, last: int, seen: asyncio.Event
 
 
 async def test_more_watchers_than_pooled_connections_share_one_subscription_per_game(
-    backend: Backend, server: _Server
+    redis_backend: Backend, server: _Server
 ) -> None:
     # Before, each watcher held a connection of a pool of 256: the 257th failed.
-    store = backend.open(watch_block=60)
-    assert backend.settings.max_connections == 256
+    store = redis_backend.open(watch_block=60)
+    assert redis_backend.settings.max_connections == 256
     games = [await make_game(store, f"game-{n}") for n in range(13)]
     last = 3
     watching: list[asyncio.Event] = []
@@ -132,8 +111,10 @@ async def test_more_watchers_than_pooled_connections_share_one_subscription_per_
         await server.eventually(game_id, 0)
 
 
-async def test_a_watcher_leaving_leaves_the_others_woken(backend: Backend, server: _Server) -> None:
-    store = backend.open(watch_block=60)
+async def test_a_watcher_leaving_leaves_the_others_woken(
+    redis_backend: Backend, server: _Server
+) -> None:
+    store = redis_backend.open(watch_block=60)
     await make_game(store)
     seen_first, seen_second = asyncio.Event(), asyncio.Event()
     leaving = asyncio.create_task(_follow(store, "g1", 10, seen_first))
@@ -154,11 +135,11 @@ async def test_a_watcher_leaving_leaves_the_others_woken(backend: Backend, serve
 
 
 async def test_a_game_followed_again_after_its_last_watcher_left_is_woken(
-    backend: Backend, server: _Server
+    redis_backend: Backend, server: _Server
 ) -> None:
     """A watcher that arrives while the channel is being unsubscribed gets a subscription of
     its own, not the one being undone."""
-    store = backend.open(watch_block=60)
+    store = redis_backend.open(watch_block=60)
     await make_game(store)
     for round_number in range(5):
         seen = asyncio.Event()
@@ -180,11 +161,11 @@ async def test_a_game_followed_again_after_its_last_watcher_left_is_woken(
     await server.eventually("g1", 0)
 
 
-async def test_the_watchers_of_a_game_share_their_reads(backend: Backend) -> None:
+async def test_the_watchers_of_a_game_share_their_reads(redis_backend: Backend) -> None:
     """A commit wakes all of a game's watchers at once, and they share one read of the log: on
     a cluster (where reads are not batched) forty watchers woken together need no more than the
     few pooled connections each node has here."""
-    store = backend.open(max_connections=4, watch_block=60)
+    store = redis_backend.open(max_connections=4, watch_block=60)
     await make_game(store)
     last = 4
     watching = [asyncio.Event() for _ in range(40)]
