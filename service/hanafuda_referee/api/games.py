@@ -492,22 +492,19 @@ class WatchCursor:
         shown = entry.version >= self.first_shown
         key = (*self._game_key, entry.version, -1 if self.seat is None else self.seat)
         step = None if self._steps is None else self._steps.get(key)
-        if step is not None and (step[1] is not None or not shown):
-            self.state, item = step
-        else:
-            if step is not None:
-                self.state = step[0]
-            else:
-                self.state = _state_after(adapter, self.state, _Header.decode(entry.events[0]))
+        if step is None:
+            self.state = _state_after(adapter, self.state, _Header.decode(entry.events[0]))
             item = None
-            if shown:
-                item = service_pb2.WatchGameResponse(
-                    events=_events(game, self.state, entry.version, entry.events, self.seat),
-                    view=adapter.view(self.state, self.seat, game.info, entry.version + 1),
-                    version=entry.version + 1,
-                )
-            if self._steps is not None:
-                self._steps.put(key, self.state, item)
+        else:
+            self.state, item = step
+        if shown and item is None:
+            item = service_pb2.WatchGameResponse(
+                events=_events(game, self.state, entry.version, entry.events, self.seat),
+                view=adapter.view(self.state, self.seat, game.info, entry.version + 1),
+                version=entry.version + 1,
+            )
+        if self._steps is not None and (step is None or step[1] is not item):
+            self._steps.put(key, self.state, item)
         self.over = adapter.is_over(self.state)
         return item if shown else None
 
