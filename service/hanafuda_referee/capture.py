@@ -23,7 +23,44 @@ from __future__ import annotations
 from hanafuda_referee.cards import MONTH_MASKS, MONTH_OF, Card, cards_of
 from hanafuda_referee.errors import MoveRejected, Reason
 
-__all__ = ["capture_options", "matches", "needs_target", "resolve", "take_chosen"]
+__all__ = [
+    "capture_options",
+    "check_hand_play",
+    "matches",
+    "needs_target",
+    "resolve",
+    "take_chosen",
+]
+
+
+def check_hand_play(hand: int, card: int, target: int) -> None:
+    """Refuse a play of ``card`` (naming ``target``, 0 for none) from ``hand`` unless the card is
+    in the hand and the target, when named, is a card. Whether the target matches is
+    :func:`resolve`'s to decide.
+
+    >>> from hanafuda_referee.cards import mask_of
+    >>> hand = mask_of([Card.PINE_CRANE])
+    >>> check_hand_play(hand, Card.PINE_CRANE, 0)
+    >>> for card in (Card.MAPLE_DEER, 0, 99):
+    ...     try:
+    ...         check_hand_play(hand, card, 0)
+    ...     except MoveRejected as rejection:
+    ...         print(rejection.reason.value, "-", rejection.message)
+    CARD_NOT_IN_HAND - maple-deer is not in your hand
+    CARD_NOT_IN_HAND - a play names the hand card it plays, and this one names none
+    CARD_NOT_IN_HAND - 99 is not a card
+    """
+    if not 1 <= card <= 48:
+        raise MoveRejected(
+            Reason.CARD_NOT_IN_HAND,
+            f"{card} is not a card"
+            if card
+            else "a play names the hand card it plays, and this one names none",
+        )
+    if not (hand >> card) & 1:
+        raise MoveRejected(Reason.CARD_NOT_IN_HAND, f"{Card(card).code} is not in your hand")
+    if target and not 1 <= target <= 48:
+        raise MoveRejected(Reason.TARGET_DOES_NOT_MATCH, f"{target} is not a card")
 
 
 def matches(field: int, card: int) -> int:

@@ -693,3 +693,19 @@ def test_every_rejection_leaves_the_state_as_it_was() -> None:
         assert state == before
     assert rejected(state, 0, STOP) is Reason.NO_DECISION_PENDING
     assert rejected(state, 0, Move.choose(C.SUSUKI_PLAIN_1)) is Reason.NO_DECISION_PENDING
+
+
+@pytest.mark.parametrize(
+    ("card", "message"),
+    [
+        (C.PEONY_PLAIN_1, "peony-plain-1 is not in your hand"),
+        (0, "a play names the hand card it plays, and this one names none"),
+        (49, "49 is not a card"),
+    ],
+)
+def test_a_play_of_no_card_or_of_no_such_card_says_so(card: int, message: str) -> None:
+    state = sanko_position(NINTENDO)
+    with pytest.raises(MoveRejected) as caught:
+        apply(state, 0, Move.play(card))
+    assert caught.value.reason is Reason.CARD_NOT_IN_HAND
+    assert caught.value.message == message

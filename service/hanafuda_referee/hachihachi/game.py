@@ -26,13 +26,12 @@ from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from typing import NamedTuple
 
-from hanafuda_referee.capture import matches, resolve, take_chosen
+from hanafuda_referee.capture import check_hand_play, matches, resolve, take_chosen
 from hanafuda_referee.cards import (
     BLUE_RIBBONS,
     MONTH_MASKS,
     MONTH_OF,
     POETRY_RIBBONS,
-    Card,
     cards_of,
     mask_of,
 )
@@ -605,13 +604,7 @@ def _take(w: _Work, seat: int, cards: int) -> None:
 
 def _play(w: _Work, seat: int, card: int, target: int) -> None:
     hand = w.hands[seat]
-    if not 1 <= card <= 48 or not (hand >> card) & 1:
-        raise MoveRejected(
-            Reason.CARD_NOT_IN_HAND,
-            f"{Card(card).code if 1 <= card <= 48 else card} is not in your hand",
-        )
-    if target and not 1 <= target <= 48:
-        raise MoveRejected(Reason.TARGET_DOES_NOT_MATCH, f"{target} is not a card")
+    check_hand_play(hand, card, target)
     taken = resolve(w.field, card, target)
     w.hands = _put(w.hands, seat, hand & ~(1 << card))
     if taken:

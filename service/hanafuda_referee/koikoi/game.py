@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import NamedTuple
 
-from hanafuda_referee.capture import matches, resolve, take_chosen
+from hanafuda_referee.capture import check_hand_play, matches, resolve, take_chosen
 from hanafuda_referee.cards import (
     MONTH_MASKS,
     MONTH_OF,
@@ -584,13 +584,7 @@ def _lightning_is_wild(rules: KoiKoiRules, willow_seen: bool) -> bool:
 
 def _play(w: _Work, seat: int, card: int, target: int) -> None:
     hand = w.hands[seat]
-    if not 1 <= card <= 48 or not (hand >> card) & 1:
-        raise MoveRejected(
-            Reason.CARD_NOT_IN_HAND,
-            f"{Card(card).code if 1 <= card <= 48 else card} is not in your hand",
-        )
-    if target and not 1 <= target <= 48:
-        raise MoveRejected(Reason.TARGET_DOES_NOT_MATCH, f"{target} is not a card")
+    check_hand_play(hand, card, target)
     wild = (
         card == _LIGHTNING
         and target
