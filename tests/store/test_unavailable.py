@@ -272,6 +272,45 @@ async def test_commit_reloads_the_script_after_the_server_forgot_it(
         await raw.aclose()
 
 
+async def test_a_server_at_its_memory_limit_refuses_growth_and_serves_the_rest(
+    tmp_path: Path,
+) -> None:
+    """With ``maxmemory`` reached (``noeviction``), Redis refuses what would take more memory: a
+    new game and a move fail as unavailable and change nothing, while reads, a retried move's
+    answer and deletions go on; once memory is freed, both work again."""
+    with private_server(tmp_path, ["--maxmemory-policy", "noeviction"]) as server:
+        store = RedisStore.connect(server.url, SETTINGS)
+        raw = Redis.from_url(server.url)
+        try:
+            await store.create("g1", b"s0", b"meta", [b"e0"])
+            assert await store.commit("g1", 0, b"s1", [b"e1"], "r1", b"a1") == Committed(1)
+            await store.create("g3", b"s", b"m", [])
+            used = (await raw.info("memory"))["used_memory"]
+            await raw.config_set("maxmemory", used // 2)
+
+            with pytest.raises(StoreUnavailable):
+                await store.create("g2", b"s", b"m", [b"e"])
+            with pytest.raises(StoreUnavailable):
+                await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2")
+            assert await store.load("g2") is None
+            assert await store.load("g1") == GameRecord(1, b"s1", b"meta")
+            assert await store.events("g1", -1, 10) == [
+                VersionedEvents(0, [b"e0"]),
+                VersionedEvents(1, [b"e1"]),
+            ]
+            assert await store.commit("g1", 0, b"x", [], "r1", b"") == Duplicate(b"a1", 1)
+            assert await store.delete("g3") is True
+            assert await store.count_games() == 1
+
+            await raw.config_set("maxmemory", 0)
+            await store.create("g2", b"s", b"m", [b"e"])
+            assert await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2") == Committed(2)
+            assert await store.count_games() == 2
+        finally:
+            await raw.aclose()
+            await store.close()
+
+
 async def test_unreachable_server_fails_fast_when_never_connected() -> None:
     store = RedisStore.connect(f"redis://127.0.0.1:{free_port()}/0", SETTINGS)
     try:

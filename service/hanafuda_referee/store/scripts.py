@@ -122,13 +122,19 @@ async def run_pipeline(runner: PipelineRunner, calls: Sequence[ScriptCall | Comm
 
 #: KEYS: game, answers. ARGV: meta, state, packed events, idle ttl ms.
 #: Returns 1 if created, 0 if a game with this id exists. Answers left by an expired game with the
-#: same id (they never outlive its list by more than a few ms) are removed first.
+#: same id (they never outlive its list by more than a few ms) are removed too.
+#:
+#: A server at its ``maxmemory`` refuses a script's first write when that command may take memory
+#: (an OOM error, which the store raises as unavailable), but lets every later write of a script
+#: that has written already through. So the RPUSH comes first, as the LSET does in COMMIT: a
+#: script writing the DEL first (which takes no memory) went on to store every new game past the
+#: limit, while the moves of the games in progress were refused.
 CREATE = LuaScript(
     "create",
     """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2])
 redis.call('RPUSH', KEYS[1], '0:' .. string.len(ARGV[1]) .. ':' .. ARGV[1] .. ARGV[2], ARGV[3])
+redis.call('DEL', KEYS[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 """,
