@@ -51,11 +51,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     from hanafuda_referee.api.observability import configure_logging
-    from hanafuda_referee.api.serve import serve
+    from hanafuda_referee.api.serve import StartupFailed, serve
 
     configure_logging(config.log_format, config.log_level)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        runner.run(serve(config))
+        try:
+            runner.run(serve(config))
+        except StartupFailed:
+            return 1  # logged as it happened
     return 0
 
 

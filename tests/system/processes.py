@@ -78,6 +78,36 @@ class RefereeProcess:
 
     def start(self) -> None:
         """Start the process and wait until ``/readyz`` answers 200."""
+        self._launch()
+        assert self.process is not None
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited at start-up:\n{self.log_text()}")
+            try:
+                if httpx.get(f"{self.http_url}/readyz", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self.name} did not become ready:\n{self.log_text()}")
+            time.sleep(0.05)
+
+    def exit_status_at_start(self) -> int:
+        """Start the process expecting it to give up at start-up; its exit status (the test
+        fails if it is still running after the start-up timeout)."""
+        self._launch()
+        process, self.process = self.process, None
+        assert process is not None
+        try:
+            return process.wait(timeout=START_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise AssertionError(f"{self.name} did not exit:\n{self.log_text()}") from None
+
+    def _launch(self) -> None:
         env = {
             key: value
             for key, value in os.environ.items()
@@ -103,19 +133,6 @@ class RefereeProcess:
             env=env,
         )
         log.close()
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited at start-up:\n{self.log_text()}")
-            try:
-                if httpx.get(f"{self.http_url}/readyz", timeout=1.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"{self.name} did not become ready:\n{self.log_text()}")
-            time.sleep(0.05)
 
     def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM, wait (SIGKILL after ``timeout``); returns the exit status."""

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
 import grpc
 import httpx
 from hanafuda.v1 import service_pb2, service_pb2_grpc
@@ -21,3 +26,38 @@ def test_a_process_serves_both_transports_and_stops_on_sigterm(referee: RefereeP
     assert started["http listening"]["parser"] == "httptools"
     assert referee.stop() == 0
     assert any(r.get("event") == "stopped" for r in referee.log_records())
+
+
+def _json_lines(process: RefereeProcess) -> list[dict[str, Any]]:
+    """The process's JSON lines, leaving out the text grpc's C core writes on a failed bind."""
+    return [json.loads(line) for line in process.log_text().splitlines() if line.startswith("{")]
+
+
+def test_a_grpc_port_in_use_is_refused_at_start_not_shared(
+    referee: RefereeProcess, tmp_path: Path
+) -> None:
+    # grpc binds with SO_REUSEPORT by default: a second process on the same port would take
+    # half of the first one's calls.
+    second = RefereeProcess(tmp_path, name="second")
+    second.grpc_port = referee.grpc_port
+    assert second.exit_status_at_start() == 1
+    (refused,) = [r for r in _json_lines(second) if r.get("event") == "cannot listen"]
+    assert refused["transport"] == "grpc" and refused["port"] == referee.grpc_port
+    assert refused["level"] == "error"
+    assert not any("listening" in str(r.get("event")) for r in _json_lines(second))
+    with grpc.insecure_channel(referee.grpc_target) as channel:
+        stub = service_pb2_grpc.RefereeServiceStub(channel)
+        for _ in range(20):  # with a shared port, some would have reached the second process
+            stub.ListPresets(service_pb2.ListPresetsRequest(), timeout=5)
+    assert referee.stop() == 0
+
+
+def test_an_http_port_in_use_is_refused_at_start_with_a_json_line(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        process = RefereeProcess(tmp_path)
+        process.http_port = taken.getsockname()[1]
+        assert process.exit_status_at_start() == 1
+    records = process.log_records()  # every line JSON: nothing from uvicorn in plain text
+    assert [r["event"] for r in records] == ["cannot listen"]
+    assert records[0]["transport"] == "http" and records[0]["port"] == process.http_port
+

@@ -259,6 +259,10 @@ class GrpcServer:
                 # Tell idle clients that the server is alive, and drop dead connections.
                 ("grpc.keepalive_time_ms", 60_000),
                 ("grpc.keepalive_timeout_ms", 20_000),
+                # grpc binds with SO_REUSEPORT by default: a second process started on the same
+                # port would then take half the calls, silently (on the in-process store, half
+                # the games would seem to vanish). A port in use is refused at start instead.
+                ("grpc.so_reuseport", 0),
             ]
         )
         self._server.add_generic_rpc_handlers(
@@ -277,8 +281,12 @@ class GrpcServer:
         self.port = 0
 
     async def start(self) -> int:
-        """Bind and start serving; returns the bound port."""
-        self.port = self._server.add_insecure_port(self._address)
+        """Bind and start serving; returns the bound port. Raises OSError when the address
+        cannot be bound (a port in use, even by another gRPC server)."""
+        try:
+            self.port = self._server.add_insecure_port(self._address)
+        except RuntimeError as error:  # grpc's word for a failed bind
+            raise OSError(f"cannot bind the gRPC server to {self._address}: {error}") from None
         if self.port == 0:
             raise OSError(f"cannot bind the gRPC server to {self._address}")
         await self._server.start()

@@ -6,6 +6,10 @@ when that module exists; without it the service serves gRPC alone and says so in
 ``benchmark_endpoints`` set, both transports also serve the benchmark's reference requests
 (:mod:`.benchmark_endpoints`).
 
+Start-up binds both ports before either serves: a port that cannot be bound (taken by another
+process, gRPC's included) is logged as ``cannot listen`` and raises :class:`StartupFailed`, with
+nothing left running.
+
 Shutdown (SIGTERM, SIGINT, or the ``stop`` event): the health service turns NOT_SERVING, both
 servers stop accepting, calls in flight get ``shutdown_grace`` seconds to finish, then the store
 is closed.
@@ -19,8 +23,9 @@ import gc
 import importlib
 import importlib.util
 import signal
+import socket
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import uvicorn
 
@@ -31,7 +36,7 @@ from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.config import Config
 from hanafuda_referee.store import StoreError, open_store
 
-__all__ = ["FULL_COLLECTION_THRESHOLD", "serve", "settle_garbage_collector"]
+__all__ = ["FULL_COLLECTION_THRESHOLD", "StartupFailed", "serve", "settle_garbage_collector"]
 
 _HTTP_MODULE = "hanafuda_referee.api.http_app"
 #: Collections of the middle generation between two full collections (CPython's default: 10).
@@ -86,6 +91,23 @@ class _EmbeddedUvicorn(uvicorn.Server):
         yield
 
 
+class StartupFailed(Exception):
+    """The service could not start; the reason is logged already (a port that cannot be bound)."""
+
+
+def _cannot_listen(transport: str, host: str, port: int, error: OSError) -> NoReturn:
+    logger.error("cannot listen", transport=transport, host=host, port=port, error=str(error))
+    raise StartupFailed(f"{transport}: cannot listen on {host}:{port}: {error}") from error
+
+
+def _http_socket(host: str, port: int) -> socket.socket:
+    """The HTTP server's listening socket, bound here rather than by uvicorn: uvicorn ends the
+    whole process from inside its task when it cannot bind (``sys.exit``), past this module's
+    shutdown."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    return socket.create_server((host, port), family=family)
+
+
 def _http_factory() -> Callable[[Referee, Config], Any] | None:
     """``create_app`` of the HTTP module, or None when the module does not exist."""
     try:
@@ -126,12 +148,6 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
     """Serve until SIGTERM/SIGINT (or until ``stop`` is set), then shut down gracefully."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
-    installed: list[signal.Signals] = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
-
     store = open_store(config.redis_url, config.store_settings())
     try:
         await store.ping()
@@ -159,7 +175,29 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         if bench_store is None
         else (benchmark_endpoints.grpc_handler(bench_store),),
     )
-    port = await grpc_server.start()
+    factory = _http_factory()
+    http_socket: socket.socket | None = None
+    try:
+        if factory is not None:
+            try:
+                http_socket = _http_socket(config.host, config.http_port)
+            except OSError as error:
+                _cannot_listen("http", config.host, config.http_port, error)
+        try:
+            port = await grpc_server.start()
+        except OSError as error:
+            _cannot_listen("grpc", config.host, config.grpc_port, error)
+    except StartupFailed:
+        if http_socket is not None:
+            http_socket.close()
+        await store.close()
+        raise
+
+    installed: list[signal.Signals] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
     logger.info(
         "grpc listening",
         host=config.host,
@@ -171,8 +209,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
 
     http: _EmbeddedUvicorn | None = None
     http_task: asyncio.Task[None] | None = None
-    factory = _http_factory()
-    if factory is None:
+    if factory is None or http_socket is None:
         logger.info("http transport not available: serving gRPC only", module=_HTTP_MODULE)
     else:
         app = factory(referee, config)
@@ -190,10 +227,15 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
                 timeout_graceful_shutdown=int(config.shutdown_grace) or None,
             )
         )
-        http_task = asyncio.create_task(http.serve(), name="http")
-        # If the HTTP server dies (port taken...), stop the whole service rather than limp.
+        http_task = asyncio.create_task(http.serve(sockets=[http_socket]), name="http")
+        # If the HTTP server dies, stop the whole service rather than limp.
         http_task.add_done_callback(lambda _: stop.set())
-        logger.info("http listening", host=config.host, port=config.http_port, parser=_HTTP_PARSER)
+        logger.info(
+            "http listening",
+            host=config.host,
+            port=http_socket.getsockname()[1],
+            parser=_HTTP_PARSER,
+        )
     gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
     readiness = asyncio.create_task(_follow_readiness(referee, grpc_server), name="readiness")
     settle_garbage_collector()
