@@ -51,8 +51,11 @@ class Configure(Protocol):
 @pytest.fixture
 def configure(monkeypatch: pytest.MonkeyPatch) -> Iterator[Configure]:
     """:func:`configure_logging` with a string for stdout (returned); structlog's
-    configuration restored after the test."""
+    configuration and the root logger's handlers and level restored after the test."""
     configured, config = structlog.is_configured(), structlog.get_config()
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", list(root.handlers))
+    monkeypatch.setattr(root, "level", root.level)
     # configure_logging caches the logger on its first use: a fresh one, for this test only.
     monkeypatch.setattr(observability, "logger", structlog.get_logger("hanafuda_referee"))
     monkeypatch.setattr(observability, "_line", None)
@@ -228,6 +231,40 @@ def test_outside_an_event_loop_each_line_is_flushed_at_once(configure: Configure
     line.write(RECORDS[0], 0.001)
     assert stream.flushes == 1
     assert len(written(stream)) == 1
+
+
+def test_library_records_are_lines_of_the_same_format_from_warning_up(
+    configure: Configure,
+) -> None:
+    stream = configure("json", "INFO")
+    library = logging.getLogger("some.library")
+    library.info("chatter")
+    library.warning("disk %s nearly full", "/data")
+    try:
+        raise ValueError("bad value")
+    except ValueError:
+        library.exception("it broke")
+    lines = [json.loads(line) for line in written(stream)]
+    assert [(line["event"], line["level"], line["logger"]) for line in lines] == [
+        ("disk /data nearly full", "warning", "some.library"),
+        ("it broke", "error", "some.library"),
+    ]
+    assert re.fullmatch(TIMESTAMP, lines[0]["timestamp"])
+    assert "ValueError: bad value" in lines[1]["exception"]
+
+
+def test_library_records_follow_a_level_above_warning(configure: Configure) -> None:
+    stream = configure("json", "ERROR")
+    logging.getLogger("some.library").warning("dropped")
+    logging.getLogger("some.library").error("kept")
+    assert [json.loads(line)["event"] for line in written(stream)] == ["kept"]
+
+
+def test_configuring_again_replaces_the_library_handler(configure: Configure) -> None:
+    configure("json")
+    stream = configure("console")
+    logging.getLogger("some.library").warning("once")
+    assert len(written(stream)) == 1 and "once" in written(stream)[0]
 
 
 def test_timestamps_are_those_of_the_time_stamper() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,17 @@ def test_an_http_port_in_use_is_refused_at_start_with_a_json_line(tmp_path: Path
     assert [r["event"] for r in records] == ["cannot listen"]
     assert records[0]["transport"] == "http" and records[0]["port"] == process.http_port
 
+
+def test_library_warnings_are_json_lines_too(referee: RefereeProcess) -> None:
+    with socket.create_connection(("127.0.0.1", referee.http_port), timeout=5) as connection:
+        connection.sendall(b"NOT HTTP\r\n\r\n")
+        assert connection.recv(64).startswith(b"HTTP/1.1 400")
+    deadline = time.monotonic() + 5
+    while True:
+        warned = [r for r in referee.log_records() if r.get("logger") == "uvicorn.error"]
+        if warned or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert [(r["event"], r["level"]) for r in warned] == [
+        ("Invalid HTTP request received.", "warning")
+    ]

@@ -314,7 +314,11 @@ _line: _CanonicalLine | None = None
 
 
 def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
-    """Set up structlog: JSON lines (``json``) or readable lines (``console``) on stdout."""
+    """Set up structlog: JSON lines (``json``) or readable lines (``console``) on stdout.
+
+    The standard library's log records (uvicorn's, grpc's, asyncio's, redis-py's, the HTTP app's
+    own error lines) are written the same way, to the same stream, with their ``logger`` name:
+    those of ``WARNING`` and above, or of ``level`` if that is higher."""
     global _line, _stream
     renderer: Any = (
         structlog.dev.ConsoleRenderer(colors=False)
@@ -345,6 +349,39 @@ def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
     json_lines = log_format != "console" and threshold <= logging.INFO
     _line = _CanonicalLine(chain, wrapper, factory, stream) if json_lines else None
     _stream = stream
+    _route_standard_logging(renderer, stream, max(threshold, logging.WARNING))
+
+
+#: The name of the handler :func:`configure_logging` puts on the root logger (to replace it).
+_STANDARD_HANDLER = "hanafuda_referee"
+
+
+def _route_standard_logging(renderer: Any, stream: _LineBuffer, level: int) -> None:
+    """Render the standard library's records with ``renderer`` onto ``stream``: without it,
+    they would go to stderr as bare text (Python's last-resort handler), beside the JSON
+    lines."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if handler.get_name() == _STANDARD_HANDLER:
+            root.removeHandler(handler)
+    handler = logging.StreamHandler(cast(TextIO, stream))
+    handler.set_name(_STANDARD_HANDLER)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                structlog.stdlib.add_logger_name,
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+            ],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    root.addHandler(handler)
+    root.setLevel(level)
 
 
 #: The log stream :func:`configure_logging` set up last: flushed at exit, when the event loop
