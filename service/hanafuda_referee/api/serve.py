@@ -103,8 +103,14 @@ def _cannot_listen(transport: str, host: str, port: int, error: OSError) -> NoRe
 def _http_socket(host: str, port: int) -> socket.socket:
     """The HTTP server's listening socket, bound here rather than by uvicorn: uvicorn ends the
     whole process from inside its task when it cannot bind (``sys.exit``), past this module's
-    shutdown."""
-    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    shutdown. IPv6 for an address with a colon, else IPv4 (a name such as ``localhost`` included),
+    as uvicorn chooses.
+
+    >>> with _http_socket("localhost", 0) as bound:
+    ...     bound.family.name, bound.getsockname()[0]
+    ('AF_INET', '127.0.0.1')
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     return socket.create_server((host, port), family=family)
 
 
