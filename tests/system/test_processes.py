@@ -10,7 +10,10 @@ from typing import Any
 
 import grpc
 import httpx
+import pytest
 from hanafuda.v1 import service_pb2, service_pb2_grpc
+
+from tests.store.servers import private_server
 
 from .processes import RefereeProcess
 
@@ -76,3 +79,32 @@ def test_library_warnings_are_json_lines_too(referee: RefereeProcess) -> None:
     assert [(r["event"], r["level"]) for r in warned] == [
         ("Invalid HTTP request received.", "warning")
     ]
+
+
+@pytest.mark.parametrize(
+    ("redis_flags", "warned"),
+    [
+        ([], []),
+        (
+            ["--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru"],
+            [
+                "maxmemory-policy allkeys-lru under a memory limit may evict games in progress:"
+                " use noeviction"
+            ],
+        ),
+    ],
+)
+def test_a_redis_the_referee_cannot_rely_on_is_named_at_start_up(
+    tmp_path: Path, redis_flags: list[str], warned: list[str]
+) -> None:
+    with (
+        private_server(tmp_path / "redis", redis_flags) as redis,
+        RefereeProcess(tmp_path, env={"REDIS_URL": redis.url}) as process,
+    ):
+        said = [
+            r["problem"]
+            for r in process.log_records()
+            if r.get("event") == "game store misconfigured"
+        ]
+    assert said == warned
+    assert all(r["level"] == "warning" for r in process.log_records() if "problem" in r)

@@ -34,7 +34,7 @@ from hanafuda_referee.api.grpc_server import GrpcServer
 from hanafuda_referee.api.observability import logger
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.config import Config
-from hanafuda_referee.store import StoreError, open_store
+from hanafuda_referee.store import RedisStore, StoreError, open_store
 
 __all__ = ["FULL_COLLECTION_THRESHOLD", "StartupFailed", "serve", "settle_garbage_collector"]
 
@@ -126,6 +126,19 @@ def _http_factory() -> Callable[[Referee, Config], Any] | None:
     return factory
 
 
+async def _warn_of_unmet_requirements(store: object) -> None:
+    """One ``game store misconfigured`` warning per requirement a Redis server does not meet
+    (see :mod:`..store.server_requirements`); nothing when it cannot be told."""
+    if not isinstance(store, RedisStore):
+        return
+    try:
+        unmet = await store.unmet_requirements()
+    except StoreError:  # INFO refused (an ACL, a managed server) or the server gone again
+        return
+    for requirement in unmet:
+        logger.warning("game store misconfigured", problem=requirement)
+
+
 async def _follow_readiness(referee: Referee, grpc_server: GrpcServer) -> None:
     """Keeps the gRPC health of the referee's service name in step with the store, as
     ``/readyz`` is on HTTP; the overall status ``""`` stays SERVING: the process itself is alive,
@@ -160,6 +173,8 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
     except StoreError:
         # Start anyway: requests answer UNAVAILABLE until the store is back.
         logger.warning("game store unavailable at start-up")
+    else:
+        await _warn_of_unmet_requirements(store)
     referee = Referee(
         store,
         allow_testing=config.allow_testing,

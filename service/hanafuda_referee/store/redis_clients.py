@@ -30,9 +30,9 @@ The clients of a store, all with short connect timeouts and **no automatic retri
 All speak RESP2: every reply shape the store parses is then the same on every server version,
 and nothing here needs RESP3.
 
-The single-server and cluster variants differ in five places only, which :class:`Clients`
+The single-server and cluster variants differ in six places only, which :class:`Clients`
 hides: discovering the cluster before use, batching commits or not, subscribing on the node that
-owns the game's slot, scanning every primary, and closing.
+owns the game's slot, scanning every primary, reading every primary's INFO, and closing.
 
 A cluster sends each commit alone. redis-py's cluster pipeline (which would group a batch by the
 node owning each game's slot) costs more per command than the round trips it saves, except in
@@ -65,6 +65,8 @@ from .subscriptions import Subscriber, Subscription
 __all__ = ["Clients", "ClusterClients", "SingleClients"]
 
 _SCAN_BATCH = 1000
+#: The INFO sections :mod:`.server_requirements` reads.
+_INFO_SECTIONS = ("server", "replication", "memory")
 
 
 def _options(settings: StoreSettings, socket_timeout: float | None) -> dict[str, Any]:
@@ -118,6 +120,11 @@ class Clients(ABC):
     @abstractmethod
     async def count_keys(self, pattern: str) -> int:
         """How many keys match ``pattern``, by SCAN over every primary (duplicates possible)."""
+
+    @abstractmethod
+    async def server_infos(self) -> list[tuple[str, dict[str, Any]]]:
+        """``INFO server replication memory`` of the server, or of each primary of a cluster,
+        parsed; each with the node's name (``""`` for a single server)."""
 
     @abstractmethod
     async def close(self) -> None:
@@ -204,6 +211,10 @@ class SingleClients(Clients):
             if int(cursor) == 0:
                 return total
 
+    async def server_infos(self) -> list[tuple[str, dict[str, Any]]]:
+        client: ScriptRunner = self._main
+        return [("", await client.execute_command("INFO", *_INFO_SECTIONS))]
+
     async def close(self) -> None:
         if self._subscriber is not None:
             await self._subscriber.close()
@@ -287,6 +298,16 @@ class ClusterClients(Clients):
                 if cursor == 0:
                     break
         return total
+
+    async def server_infos(self) -> list[tuple[str, dict[str, Any]]]:
+        await self._main.initialize()
+        client: ScriptRunner = self._main
+        infos = []
+        for node in self._main.get_primaries():
+            # One target node: its reply itself (not a reply per node, as SCAN's is).
+            info = await client.execute_command("INFO", *_INFO_SECTIONS, target_nodes=node)
+            infos.append((node.name, info))
+        return infos
 
     async def close(self) -> None:
         for subscriber in self._subscribers.values():

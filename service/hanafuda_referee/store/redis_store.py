@@ -110,6 +110,7 @@ from .scripts import (
     ScriptCall,
     run_pipeline,
 )
+from .server_requirements import unmet
 from .settings import StoreSettings
 from .subscriptions import Subscription
 from .validation import check_bytes, check_events, check_range, check_request_id
@@ -524,6 +525,16 @@ class RedisStore:
                 timeout=10 * self._settings.operation_timeout,
             )
         )
+
+    async def unmet_requirements(self) -> list[str]:
+        """What the server (each primary of a cluster) lacks that the referee needs, read from its
+        INFO (see :mod:`.server_requirements`); a cluster's sentences name their node."""
+        infos = await self._run("unmet_requirements", self._clients.server_infos())
+        return [
+            f"{node}: {sentence}" if node else sentence
+            for node, info in infos
+            for sentence in unmet(info)
+        ]
 
     async def ping(self) -> None:
         """PING the server (a cluster client: the node it picks, after discovering the cluster)."""
