@@ -197,22 +197,18 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         else (benchmark_endpoints.grpc_handler(bench_store),),
     )
     factory = _http_factory()
-    http_socket: socket.socket | None = None
     try:
-        if factory is not None:
-            try:
-                http_socket = _http_socket(config.host, config.http_port)
-            except OSError as error:
-                _cannot_listen("http", config.host, config.http_port, error)
-        try:
-            port = await grpc_server.start()
-        except OSError as error:
-            _cannot_listen("grpc", config.host, config.grpc_port, error)
-    except StartupFailed:
+        http_socket = None if factory is None else _http_socket(config.host, config.http_port)
+    except OSError as error:
+        await store.close()
+        _cannot_listen("http", config.host, config.http_port, error)
+    try:
+        port = await grpc_server.start()
+    except OSError as error:
         if http_socket is not None:
             http_socket.close()
         await store.close()
-        raise
+        _cannot_listen("grpc", config.host, config.grpc_port, error)
 
     installed: list[signal.Signals] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
