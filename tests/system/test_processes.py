@@ -101,10 +101,7 @@ def test_a_redis_the_referee_cannot_rely_on_is_named_at_start_up(
         private_server(tmp_path / "redis", redis_flags) as redis,
         RefereeProcess(tmp_path, env={"REDIS_URL": redis.url}) as process,
     ):
-        said = [
-            r["problem"]
-            for r in process.log_records()
-            if r.get("event") == "game store misconfigured"
-        ]
+        pass
+    said = [r["problem"] for r in process.log_records() if r["event"] == "game store misconfigured"]
     assert said == warned
     assert all(r["level"] == "warning" for r in process.log_records() if "problem" in r)

@@ -142,7 +142,8 @@ async def _warn_of_unmet_requirements(store: object) -> None:
 async def _follow_readiness(referee: Referee, grpc_server: GrpcServer) -> None:
     """Keeps the gRPC health of the referee's service name in step with the store, as
     ``/readyz`` is on HTTP; the overall status ``""`` stays SERVING: the process itself is alive,
-    and a liveness probe must not restart it for an outage of Redis."""
+    and a liveness probe must not restart it for an outage of Redis. Each time the store answers
+    again (and when it first does), its server's requirements are checked."""
     serving: bool | None = None
     while True:
         ready = await referee.ready()
@@ -150,6 +151,8 @@ async def _follow_readiness(referee: Referee, grpc_server: GrpcServer) -> None:
             await grpc_server.set_ready(ready)
             if serving is not None:
                 logger.warning("game store " + ("back" if ready else "unavailable"))
+            if ready:  # at start, and after an outage: a failover may bring another server
+                await _warn_of_unmet_requirements(referee.store)
             serving = ready
         await asyncio.sleep(_READINESS_PERIOD)
 
@@ -173,8 +176,6 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
     except StoreError:
         # Start anyway: requests answer UNAVAILABLE until the store is back.
         logger.warning("game store unavailable at start-up")
-    else:
-        await _warn_of_unmet_requirements(store)
     referee = Referee(
         store,
         allow_testing=config.allow_testing,
