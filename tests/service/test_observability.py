@@ -239,7 +239,7 @@ def test_library_records_are_lines_of_the_same_format_from_warning_up(
     stream = configure("json", "INFO")
     library = logging.getLogger("some.library")
     library.info("chatter")
-    library.warning("disk %s nearly full", "/data")
+    library.warning("disk %s nearly full", "/data", extra={"device": "sda"})
     try:
         raise ValueError("bad value")
     except ValueError:
@@ -250,6 +250,7 @@ def test_library_records_are_lines_of_the_same_format_from_warning_up(
         ("it broke", "error", "some.library"),
     ]
     assert re.fullmatch(TIMESTAMP, lines[0]["timestamp"])
+    assert lines[0]["device"] == "sda"  # a record's extra fields are keys of its line
     assert "ValueError: bad value" in lines[1]["exception"]
 
 

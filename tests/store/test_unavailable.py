@@ -7,6 +7,7 @@ port keeps the game: the test can tell "the store works again" from "the store l
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import time
@@ -25,7 +26,9 @@ from hanafuda_referee.store import (
     StoreSettings,
     StoreUnavailable,
     VersionedEvents,
+    redis_store,
 )
+from hanafuda_referee.store.failure_log import FailureLog
 from hanafuda_referee.store.scripts import COMMIT
 
 from .servers import REDIS_SERVER, ServerProcess, free_port, private_server
@@ -273,11 +276,13 @@ async def test_commit_reloads_the_script_after_the_server_forgot_it(
 
 
 async def test_a_server_at_its_memory_limit_refuses_growth_and_serves_the_rest(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With ``maxmemory`` reached (``noeviction``), Redis refuses what would take more memory: a
     new game and a move fail as unavailable and change nothing, while reads, a retried move's
     answer and deletions go on; once memory is freed, both work again."""
+    monkeypatch.setattr(redis_store, "_FAILURES", FailureLog(redis_store._FAILURES._logger))
+    caplog.set_level(logging.WARNING, logger="hanafuda_referee.store")
     with private_server(tmp_path, ["--maxmemory-policy", "noeviction"]) as server:
         store = RedisStore.connect(server.url, SETTINGS)
         raw = Redis.from_url(server.url)
@@ -292,6 +297,16 @@ async def test_a_server_at_its_memory_limit_refuses_growth_and_serves_the_rest(
                 await store.create("g2", b"s", b"m", [b"e"])
             with pytest.raises(StoreUnavailable):
                 await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2")
+            with pytest.raises(StoreUnavailable):
+                await store.commit("g1", 1, b"s2", [b"e2"], "r2", b"a2")
+            # The cause is logged, by its class and once a period, never by its message.
+            assert [
+                (r.getMessage(), r.__dict__["operation"], r.__dict__["error"])
+                for r in caplog.records
+            ] == [
+                ("game store failed", "create", "OutOfMemoryError"),
+                ("game store failed", "commit", "OutOfMemoryError"),
+            ]
             assert await store.load("g2") is None
             assert await store.load("g1") == GameRecord(1, b"s1", b"meta")
             assert await store.events("g1", -1, 10) == [

@@ -370,6 +370,8 @@ def _route_standard_logging(renderer: Any, stream: _LineBuffer, level: int) -> N
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[
                 structlog.stdlib.add_logger_name,
+                # A record's `extra` fields become keys of its line.
+                structlog.stdlib.ExtraAdder(),
                 structlog.processors.add_log_level,
                 structlog.processors.TimeStamper(fmt="iso", utc=True),
             ],

@@ -72,6 +72,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -98,6 +99,7 @@ from .contract import (
 )
 from .encoding import decode_record, pack_events, request_digest, unpack_events
 from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
+from .failure_log import FailureLog
 from .keys import GameKeys, KeySpace
 from .redis_clients import Clients, ClusterClients, SingleClients
 from .scripts import (
@@ -146,8 +148,15 @@ _TRANSLATED: tuple[type[BaseException], ...] = (TimeoutError, RedisError, *_UNAV
 _Call = tuple[str, ScriptCall | Command, asyncio.Future[Any]]
 
 
+#: Says in the log what the store failed with (the requests say only UNAVAILABLE).
+_FAILURES = FailureLog(logging.getLogger("hanafuda_referee.store"))
+
+
 def _store_error(operation: str, exc: BaseException) -> BaseException:
-    """The store error that stands for ``exc`` (``exc`` itself if it is no Redis failure)."""
+    """The store error that stands for ``exc`` (``exc`` itself if it is no Redis failure); a
+    Redis failure is also noted in the :data:`_FAILURES` log."""
+    if isinstance(exc, _TRANSLATED):
+        _FAILURES.failed(operation, exc)
     if isinstance(exc, TimeoutError):  # the operation deadline (asyncio.timeout)
         error: BaseException = StoreUnavailable(f"{operation}: Redis did not answer in time")
     elif isinstance(exc, _UNAVAILABLE):
