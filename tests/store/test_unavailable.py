@@ -281,8 +281,10 @@ async def test_a_server_at_its_memory_limit_refuses_growth_and_serves_the_rest(
     """With ``maxmemory`` reached (``noeviction``), Redis refuses what would take more memory: a
     new game and a move fail as unavailable and change nothing, while reads, a retried move's
     answer and deletions go on; once memory is freed, both work again."""
-    monkeypatch.setattr(redis_store, "_FAILURES", FailureLog(redis_store._FAILURES._logger))
-    caplog.set_level(logging.WARNING, logger="hanafuda_referee.store")
+    # A failure log of its own: the module's may have said these failures within its period.
+    store_log = logging.getLogger("hanafuda_referee.store")
+    monkeypatch.setattr(redis_store, "_FAILURES", FailureLog(store_log))
+    caplog.set_level(logging.WARNING, logger=store_log.name)
     with private_server(tmp_path, ["--maxmemory-policy", "noeviction"]) as server:
         store = RedisStore.connect(server.url, SETTINGS)
         raw = Redis.from_url(server.url)
