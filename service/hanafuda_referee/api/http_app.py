@@ -25,6 +25,7 @@ import inspect
 import json
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -39,7 +40,6 @@ from litestar.config.cors import CORSConfig
 from litestar.enums import HttpMethod
 from litestar.exceptions import (
     HTTPException,
-    InternalServerException,
     MethodNotAllowedException,
     NotFoundException,
 )
@@ -61,6 +61,7 @@ from hanafuda_referee.api.http_routes import (
     bind_request,
     service_bindings,
 )
+from hanafuda_referee.api.observability import ClientGone, observe
 from hanafuda_referee.api.openapi import build_openapi
 from hanafuda_referee.api.proto_json import JsonWriter
 from hanafuda_referee.api.referee import reply_method
@@ -259,6 +260,9 @@ def _on_exception(request: Request[Any, Any, Any], error: Exception) -> Response
             body = transport_error_body(status, str(error.detail))
     elif isinstance(error, HTTPException) and error.status_code in (501, 503):
         status, body = error.status_code, transport_error_body(error.status_code, error.detail)
+    elif isinstance(error, ClientGone):
+        # Nobody is left to read it (uvicorn drops it); not a failure of the service.
+        status, body = 400, transport_error_body(400, str(error))
     else:
         _log.error(
             "unhandled error in %s %s (request %s)",
@@ -353,7 +357,7 @@ async def _read_body(request: Request[Any, Any, Any], declared: str | None, limi
     while True:
         event = await receive()
         if event["type"] == "http.disconnect":
-            raise InternalServerException("client disconnected prematurely")
+            raise ClientGone("the client closed the connection before its request was whole")
         if event["type"] != "http.request":
             continue
         chunk = event.get("body", b"")
@@ -443,17 +447,33 @@ def _rpc_handler(
 ) -> HTTPRouteHandler:
     """The Litestar handler of one binding: the path, verb and a generic body."""
 
+    method_name = binding.method.name
+
     async def bind(request: Request[Any, Any, Any]) -> tuple[ProtoMessage, Caller, bool]:
-        """The request message, the caller, and whether the token came in the query."""
-        query, query_token = _split_query_token(binding, _query(request))
-        headers = _headers(request.scope)
-        caller = _caller(request.scope, headers, query_token)
-        body = (
-            await _read_body(request, headers.get(b"content-length"), settings.max_request_bytes)
-            if binding.body
-            else b""
-        )
-        message = bind_request(binding, path_params=request.path_params, query=query, body=body)
+        """The request message, the caller, and whether the token came in the query.
+
+        A request refused here never reaches the referee, which writes the canonical line and
+        counts the request; it is logged and counted here instead, as the gRPC transport does
+        with what its deserializer refuses.
+        """
+        started = time.perf_counter()
+        try:
+            query, query_token = _split_query_token(binding, _query(request))
+            headers = _headers(request.scope)
+            caller = _caller(request.scope, headers, query_token)
+            body = (
+                await _read_body(
+                    request, headers.get(b"content-length"), settings.max_request_bytes
+                )
+                if binding.body
+                else b""
+            )
+            message = bind_request(binding, path_params=request.path_params, query=query, body=body)
+        except (ApiError, ClientGone):
+            # The caller itself may be what was refused: the line names the request alone.
+            anonymous = Caller(request_id=request_id_of(request.scope), transport="http")
+            async with observe(method_name, anonymous, started):
+                raise
         return message, caller, query_token is not None
 
     # A method whose answer can be written as JSON without its message (see

@@ -37,7 +37,15 @@ from hanafuda_referee.api import metrics
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.errors import ApiError
 
-__all__ = ["RequestRecord", "annotate", "configure_logging", "current", "logger", "observe"]
+__all__ = [
+    "ClientGone",
+    "RequestRecord",
+    "annotate",
+    "configure_logging",
+    "current",
+    "logger",
+    "observe",
+]
 
 logger = structlog.get_logger("hanafuda_referee")
 
@@ -75,13 +83,25 @@ def annotate(*, game: str | None = None, seat: int | None = None) -> None:
         record.seat = seat
 
 
-def observe(method: str, caller: Caller) -> AbstractAsyncContextManager[RequestRecord]:
+class ClientGone(Exception):
+    """The client went away before its request had arrived whole: the request is
+    ``cancelled``, as a call the client cancels is, and no failure of the service."""
+
+
+def observe(
+    method: str, caller: Caller, started: float | None = None
+) -> AbstractAsyncContextManager[RequestRecord]:
     """Serve one request: on exit, write its canonical line and record its metrics.
 
     Exceptions pass through unchanged; an :class:`ApiError` counts as a rejection with its
-    reason, a cancelled call as ``cancelled``, anything else as an ``error``.
+    reason, a cancelled call (or :class:`ClientGone`) as ``cancelled``, anything else as an
+    ``error``. The latency runs from ``started`` (a ``time.perf_counter()``), by default from
+    now.
     """
-    return _Observation(RequestRecord(method, caller.transport or "unknown", caller.request_id))
+    record = RequestRecord(method, caller.transport or "unknown", caller.request_id)
+    if started is not None:
+        record.started = started
+    return _Observation(record)
 
 
 class _Observation:
@@ -109,7 +129,7 @@ class _Observation:
         if error is not None:
             if isinstance(error, ApiError):
                 record.outcome, record.reason = "rejected", error.reason
-            elif isinstance(error, (asyncio.CancelledError, GeneratorExit)):
+            elif isinstance(error, (asyncio.CancelledError, GeneratorExit, ClientGone)):
                 record.outcome = "cancelled"
             elif isinstance(error, Exception):
                 record.outcome, record.reason = "error", "INTERNAL"
