@@ -37,6 +37,7 @@ class Config:
     game_ttl: float = 24 * 3600.0
     answer_ttl: float = 600.0
     max_request_bytes: int = 1024 * 1024
+    request_timeout: float = 10.0
     api_key: str | None = None
     cors_origins: tuple[str, ...] = ()
     log_format: str = "json"
@@ -55,8 +56,10 @@ class Config:
             raise ValueError(f"log format must be json or console, not {self.log_format!r}")
         if self.max_request_bytes < 1024:
             raise ValueError("max request bytes must be at least 1024")
-        if self.shutdown_grace < 0 or self.game_cache_size < 0:
-            raise ValueError("shutdown grace and game cache size must not be negative")
+        if self.shutdown_grace < 0 or self.game_cache_size < 0 or self.request_timeout < 0:
+            raise ValueError(
+                "shutdown grace, game cache size and request timeout must not be negative"
+            )
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
         self.store_settings()
 
@@ -123,6 +126,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
     "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
     "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
+    "request_timeout": ("HANAFUDA_REQUEST_TIMEOUT", float),
     "api_key": ("HANAFUDA_API_KEY", _optional),
     "cors_origins": ("HANAFUDA_CORS_ORIGINS", _origins),
     "log_format": ("HANAFUDA_LOG_FORMAT", str),
@@ -148,6 +152,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--game-ttl", type=float, help="seconds an idle game lives (HANAFUDA_GAME_TTL)")
     add("--answer-ttl", type=float, help="seconds a move's answer is kept for retries")
     add("--max-request-bytes", type=int, help="largest request accepted, in bytes")
+    add(
+        "--request-timeout",
+        type=float,
+        help="seconds a client has to send a whole HTTP request, or to open a gRPC connection "
+        "(HANAFUDA_REQUEST_TIMEOUT; default 10; 0: no limit on HTTP)",
+    )
     add("--api-key", help="API key required to create games (prefer HANAFUDA_API_KEY)")
     add(
         "--cors-origin",

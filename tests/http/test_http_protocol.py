@@ -1,5 +1,6 @@
 """uvicorn's protocol with coalesced writes: a response leaves in one write, bytes keep their
-order, and nothing is held past the loop's turn or a close."""
+order, and nothing is held past the loop's turn or a close; and a request that does not arrive
+in time ends its connection."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ from typing import Any
 
 import pytest
 import uvicorn
+from prometheus_client import REGISTRY
 from uvicorn.server import ServerState
 
-from hanafuda_referee.api.http_protocol import CoalescedWrites, CoalescingHttpToolsProtocol
+from hanafuda_referee.api.http_protocol import (
+    CoalescedWrites,
+    CoalescingHttpToolsProtocol,
+    with_request_timeout,
+)
 
 
 class RecordingTransport(asyncio.Transport):
@@ -164,3 +170,137 @@ async def test_uvicorn_sends_each_response_in_one_write() -> None:
         assert response.endswith(b"\r\n\r\n{" + f'"answer":{n}'.encode() + b"}")
     protocol.connection_lost(None)
     assert transport.calls[-1] == "close"
+
+
+# The request timeout -------------------------------------------------------------------------
+
+TIMEOUT = 0.05
+
+
+async def _read_whole_body(scope: Any, receive: Any, send: Any) -> None:
+    """An ASGI app that reads the whole body before it answers, as the RPC handlers do."""
+    more = True
+    while more:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            return
+        more = event.get("more_body", False)
+    await send({"type": "http.response.start", "status": 204, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def _timed_protocol(
+    loop: asyncio.AbstractEventLoop, seconds: float = TIMEOUT, app: Any = _read_whole_body
+) -> CoalescingHttpToolsProtocol:
+    config = uvicorn.Config(app, log_config=None, access_log=False, timeout_keep_alive=5)
+    return with_request_timeout(seconds)(config, ServerState(), {}, _loop=loop)
+
+
+def _timeouts() -> float:
+    return REGISTRY.get_sample_value("hanafuda_http_request_timeouts_total") or 0.0
+
+
+async def _past_the_timeout() -> None:
+    await asyncio.sleep(TIMEOUT * 3)
+
+
+async def test_a_connection_that_sends_nothing_is_closed_without_an_answer() -> None:
+    protocol = _timed_protocol(asyncio.get_running_loop())
+    transport = RecordingTransport()
+    before = _timeouts()
+    protocol.connection_made(transport)
+    await _past_the_timeout()
+    assert transport.calls == ["close"]
+    assert transport.writes == []
+    assert _timeouts() == before + 1
+
+
+async def test_a_head_that_does_not_arrive_in_time_is_answered_408() -> None:
+    protocol = _timed_protocol(asyncio.get_running_loop())
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(b"GET /v1/rules/presets HTTP/1.1\r\nhost: x\r\n")
+    await _past_the_timeout()
+    assert transport.calls == ["close"]
+    (answer,) = transport.writes
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
+    assert b"connection: close" in head
+    assert f"content-length: {len(body)}".encode() in head
+
+
+async def test_a_body_that_does_not_arrive_in_time_closes_the_connection() -> None:
+    protocol = _timed_protocol(asyncio.get_running_loop())
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(b"POST /v1/games HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
+    await _past_the_timeout()
+    # The application holds the request: the connection is closed, and no answer is made up
+    # beside the application's.
+    assert transport.calls == ["close"]
+    assert transport.writes == []
+    protocol.connection_lost(None)
+    await asyncio.sleep(0)
+    assert transport.writes == []  # the application saw a disconnect and answered nothing
+
+
+async def test_requests_in_time_keep_their_connection_and_each_gets_its_own_time() -> None:
+    protocol = _timed_protocol(asyncio.get_running_loop())
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(b"POST /one HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
+    await _past_the_timeout()  # the keep-alive timeout (5 s) governs the silence after it
+    assert transport.calls == []
+    assert [w[:12] for w in transport.writes] == [b"HTTP/1.1 204"]
+    # A later request has the whole time from its first byte, however long the silence was.
+    protocol.data_received(b"POST /two HTTP/1.1\r\nhost: x\r\n")
+    await asyncio.sleep(TIMEOUT / 2)
+    protocol.data_received(b"content-length: 2\r\n\r\n{}")
+    await _past_the_timeout()
+    assert transport.calls == []
+    assert [w[:12] for w in transport.writes] == [b"HTTP/1.1 204"] * 2
+    protocol.connection_lost(None)
+
+
+async def test_a_request_begun_before_an_earlier_deadline_has_its_own() -> None:
+    # One timer per connection: armed for the connection's opening, it fires while a later
+    # request is under way, and must then wait for that request's own deadline.
+    seconds = 0.2
+    protocol = _timed_protocol(asyncio.get_running_loop(), seconds=seconds)
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(b"POST /one HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
+    await asyncio.sleep(seconds * 0.6)
+    protocol.data_received(b"GET /two HTTP/1.1\r\n")
+    await asyncio.sleep(seconds * 0.6)  # past the first deadline, within the second
+    assert transport.calls == []
+    await asyncio.sleep(seconds)
+    assert transport.calls == ["close"]
+    assert transport.writes[-1].startswith(b"HTTP/1.1 408 Request Timeout\r\n")
+
+
+async def test_the_timer_ends_with_the_connection() -> None:
+    protocol = _timed_protocol(asyncio.get_running_loop())
+    transport = RecordingTransport()
+    before = _timeouts()
+    protocol.connection_made(transport)
+    protocol.data_received(b"GET / HTTP/1.1\r\n")
+    protocol.connection_lost(None)
+    await _past_the_timeout()
+    assert transport.writes == []
+    assert _timeouts() == before
+
+
+async def test_a_timeout_of_zero_sets_no_limit() -> None:
+    protocol = _timed_protocol(asyncio.get_running_loop(), seconds=0)
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(b"GET / HTTP/1.1\r\n")
+    await _past_the_timeout()
+    assert transport.calls == []
+    protocol.connection_lost(None)
+
+
+def test_a_negative_timeout_is_refused() -> None:
+    with pytest.raises(ValueError, match="negative"):
+        with_request_timeout(-1)

@@ -232,7 +232,9 @@ class GrpcServer:
     """The gRPC server of a referee: RefereeService, health and reflection on one port.
 
     ``port`` 0 picks a free port (see :attr:`port` after :meth:`start`). A RefereeService
-    request over ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE``.
+    request over ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE``. A client that has
+    not opened its HTTP/2 session ``connect_timeout`` seconds after connecting is disconnected
+    (0: grpc's default, 120 s).
     ``extra_handlers`` serve further services on the same port (the benchmark endpoints).
     """
 
@@ -243,12 +245,21 @@ class GrpcServer:
         host: str = "0.0.0.0",
         port: int = 50051,
         max_request_bytes: int = 1024 * 1024,
+        connect_timeout: float = 0.0,
         extra_handlers: tuple[grpc.GenericRpcHandler, ...] = (),
     ) -> None:
         self._referee = referee
         self._address = f"{host}:{port}"
+        # A connection that has not opened its HTTP/2 session (the preface and SETTINGS)
+        # within the timeout is closed; grpc's own default is 120 s.
+        handshake = (
+            [("grpc.server_handshake_timeout_ms", max(1, round(connect_timeout * 1000)))]
+            if connect_timeout > 0
+            else []
+        )
         self._server = grpc.aio.server(
             options=[
+                *handshake,
                 # Our handler refuses what is over the limit (see HARD_CAP_FACTOR); grpc takes
                 # a C int here.
                 (

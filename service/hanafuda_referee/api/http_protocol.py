@@ -1,4 +1,5 @@
-"""uvicorn's httptools protocol, with a response's head and body sent in one system call.
+"""uvicorn's httptools protocol, with a response's head and body sent in one system call, and
+a time limit on each request's arrival.
 
 uvicorn writes to the socket as soon as the application sends each ASGI message: the status line
 and headers at ``http.response.start``, the body at ``http.response.body``. An answer of the API
@@ -11,6 +12,18 @@ holds each write until the next one or the end of the event loop's current turn,
 comes first: a head followed by its body leaves as one buffer, and a head on its own (a stream
 whose first event comes later) leaves when the loop turns, as before. Nothing else changes: the
 order of the bytes, flow control and closing are the real transport's.
+
+It also bounds how long a client may take to send a request (:func:`with_request_timeout`).
+uvicorn times out only a kept-alive connection's silence after a response: a connection that
+never sends a request, or sends its head or its body a byte at a time, would hold a socket and
+its memory for as long as the client likes, and a few thousand such clients exhaust the
+process's file descriptors (the "slowloris" attack). Here every request must arrive whole within
+the timeout: the first from the moment the connection opens, each later one from its first
+byte (the silence between two requests stays uvicorn's keep-alive timeout). When the time is
+up, a connection that has sent part of a request head is answered ``408 Request Timeout`` and
+closed; one that has sent nothing, or whose request is already with the application (its body
+unfinished), is closed, as an unasked-for answer could be taken for another request's.
+Timeouts are counted in ``hanafuda_http_request_timeouts_total``.
 """
 
 from __future__ import annotations
@@ -20,7 +33,19 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["CoalescedWrites", "CoalescingHttpToolsProtocol"]
+from hanafuda_referee.api import metrics
+
+__all__ = ["CoalescedWrites", "CoalescingHttpToolsProtocol", "with_request_timeout"]
+
+_REQUEST_TIMEOUT_TEXT = b"the request did not arrive in time"
+_REQUEST_TIMEOUT_RESPONSE = (
+    b"HTTP/1.1 408 Request Timeout\r\n"
+    b"content-type: text/plain; charset=utf-8\r\n"
+    b"content-length: %d\r\n"
+    b"connection: close\r\n"
+    b"\r\n"
+    b"%s"
+) % (len(_REQUEST_TIMEOUT_TEXT), _REQUEST_TIMEOUT_TEXT)
 
 
 class CoalescedWrites:
@@ -78,10 +103,91 @@ class CoalescedWrites:
 
 
 class CoalescingHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol writing through :class:`CoalescedWrites`."""
+    """uvicorn's httptools protocol writing through :class:`CoalescedWrites`, and giving a
+    client :attr:`request_timeout` seconds to send each request (0: as long as it likes).
+
+    The deadline is kept lazily: a request's start is noted (a clock read), and one timer per
+    connection, re-armed only when it fires early, checks it. Arming and cancelling a timer for
+    every request would cost a kept-alive connection about 2 us a request.
+    """
+
+    #: Seconds a request may take to arrive (see the module's docstring); 0 is no limit.
+    request_timeout: float = 0.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline_timer: asyncio.TimerHandle | None = None
+        # When the loop began to wait for the request being received (the connection's
+        # opening, or the request's first byte); None between requests.
+        self._awaited_since: float | None = None
+        # Whether the request being received has begun, and whether its head is complete.
+        self._request_begun = False
+        self._head_complete = False
 
     def connection_made(  # type: ignore[override]
         self, transport: asyncio.Transport
     ) -> None:
         coalesced: Any = CoalescedWrites(transport, self.loop)
         super().connection_made(coalesced)
+        if self.request_timeout > 0:
+            self._awaited_since = self.loop.time()
+            self._arm(self.request_timeout)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._request_begun = True
+        self._head_complete = False
+        if self.request_timeout > 0 and self._awaited_since is None:
+            self._awaited_since = self.loop.time()
+            if self._deadline_timer is None:
+                self._arm(self.request_timeout)
+
+    def on_headers_complete(self) -> None:
+        self._head_complete = True
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._awaited_since = None
+        self._request_begun = False
+
+    def _arm(self, delay: float) -> None:
+        self._deadline_timer = self.loop.call_later(delay, self._check_deadline)
+
+    def _check_deadline(self) -> None:
+        self._deadline_timer = None
+        since = self._awaited_since
+        if since is None or self.transport.is_closing():
+            return  # between requests: the next one's first byte arms the timer again
+        left = since + self.request_timeout - self.loop.time()
+        if left > 0:
+            self._arm(left)  # a later request than the one the timer was armed for
+            return
+        metrics.HTTP_REQUEST_TIMEOUTS.inc()
+        # A 408 only where nothing else can answer: the head has begun but is incomplete (so
+        # the application never saw the request), and no earlier request is still answering.
+        if (
+            self._request_begun
+            and not self._head_complete
+            and (self.cycle is None or self.cycle.response_complete)
+        ):
+            self.transport.write(_REQUEST_TIMEOUT_RESPONSE)
+        self.transport.close()
+
+
+def with_request_timeout(seconds: float) -> type[CoalescingHttpToolsProtocol]:
+    """:class:`CoalescingHttpToolsProtocol` giving each request ``seconds`` to arrive (uvicorn
+    makes its protocol from the class it is given, so the setting travels as a subclass)."""
+    if seconds < 0:
+        raise ValueError("a request timeout cannot be negative")
+    return type(
+        "CoalescingHttpToolsProtocol",
+        (CoalescingHttpToolsProtocol,),
+        {"request_timeout": float(seconds), "__module__": __name__},
+    )

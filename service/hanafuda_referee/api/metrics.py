@@ -30,6 +30,7 @@ from prometheus_client.utils import floatToGoString
 
 __all__ = [
     "ACTIVE_GAMES",
+    "HTTP_REQUEST_TIMEOUTS",
     "LATENCY_BUCKETS",
     "REJECTIONS",
     "REQUESTS",
@@ -152,6 +153,10 @@ REJECTIONS = Counter(
 ACTIVE_GAMES = Gauge(
     "hanafuda_active_games",
     "Games held in the store (sampled; approximate on Redis).",
+)
+HTTP_REQUEST_TIMEOUTS = Counter(
+    "hanafuda_http_request_timeouts",
+    "HTTP connections closed because a request did not arrive whole in time.",
 )
 
 

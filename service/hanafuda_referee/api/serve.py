@@ -72,14 +72,15 @@ _READINESS_PERIOD = 1.0
 _GAUGE_PERIOD = 30.0
 
 
-def _http_protocol() -> Any:
-    """uvicorn's protocol: httptools' with a response's head and body in one write (see
-    :mod:`.http_protocol`), or h11's when httptools is missing."""
+def _http_protocol(request_timeout: float) -> Any:
+    """uvicorn's protocol: httptools' with a response's head and body in one write and a
+    request's arrival bounded by ``request_timeout`` seconds (see :mod:`.http_protocol`), or
+    h11's (neither) when httptools is missing."""
     if _HTTP_PARSER == "h11":
         return "h11"
-    from hanafuda_referee.api.http_protocol import CoalescingHttpToolsProtocol
+    from hanafuda_referee.api.http_protocol import with_request_timeout
 
-    return CoalescingHttpToolsProtocol
+    return with_request_timeout(request_timeout)
 
 
 class _EmbeddedUvicorn(uvicorn.Server):
@@ -193,6 +194,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         host=config.host,
         port=config.grpc_port,
         max_request_bytes=config.max_request_bytes,
+        connect_timeout=config.request_timeout,
         extra_handlers=()
         if bench_store is None
         else (benchmark_endpoints.grpc_handler(bench_store),),
@@ -239,7 +241,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
                 app,
                 host=config.host,
                 port=config.http_port,
-                http=_http_protocol(),
+                http=_http_protocol(config.request_timeout),
                 log_config=None,
                 access_log=False,
                 timeout_graceful_shutdown=int(config.shutdown_grace) or None,
