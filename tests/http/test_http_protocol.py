@@ -196,6 +196,18 @@ def _timed_protocol(
     return with_request_timeout(seconds)(config, ServerState(), {}, _loop=loop)
 
 
+def _connected(
+    sent: bytes = b"", seconds: float = TIMEOUT
+) -> tuple[CoalescingHttpToolsProtocol, RecordingTransport]:
+    """A protocol with the request timeout ``seconds``, connected, that has received ``sent``."""
+    protocol = _timed_protocol(asyncio.get_running_loop(), seconds)
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    if sent:
+        protocol.data_received(sent)
+    return protocol, transport
+
+
 def _timeouts() -> float:
     return REGISTRY.get_sample_value("hanafuda_http_request_timeouts_total") or 0.0
 
@@ -205,10 +217,8 @@ async def _past_the_timeout() -> None:
 
 
 async def test_a_connection_that_sends_nothing_is_closed_without_an_answer() -> None:
-    protocol = _timed_protocol(asyncio.get_running_loop())
-    transport = RecordingTransport()
     before = _timeouts()
-    protocol.connection_made(transport)
+    _, transport = _connected()
     await _past_the_timeout()
     assert transport.calls == ["close"]
     assert transport.writes == []
@@ -216,10 +226,7 @@ async def test_a_connection_that_sends_nothing_is_closed_without_an_answer() -> 
 
 
 async def test_a_head_that_does_not_arrive_in_time_is_answered_408() -> None:
-    protocol = _timed_protocol(asyncio.get_running_loop())
-    transport = RecordingTransport()
-    protocol.connection_made(transport)
-    protocol.data_received(b"GET /v1/rules/presets HTTP/1.1\r\nhost: x\r\n")
+    _, transport = _connected(b"GET /v1/rules/presets HTTP/1.1\r\nhost: x\r\n")
     await _past_the_timeout()
     assert transport.calls == ["close"]
     (answer,) = transport.writes
@@ -230,10 +237,9 @@ async def test_a_head_that_does_not_arrive_in_time_is_answered_408() -> None:
 
 
 async def test_a_body_that_does_not_arrive_in_time_closes_the_connection() -> None:
-    protocol = _timed_protocol(asyncio.get_running_loop())
-    transport = RecordingTransport()
-    protocol.connection_made(transport)
-    protocol.data_received(b"POST /v1/games HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
+    protocol, transport = _connected(
+        b"POST /v1/games HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"
+    )
     await _past_the_timeout()
     # The application holds the request: the connection is closed, and no answer is made up
     # beside the application's.
@@ -245,10 +251,9 @@ async def test_a_body_that_does_not_arrive_in_time_closes_the_connection() -> No
 
 
 async def test_requests_in_time_keep_their_connection_and_each_gets_its_own_time() -> None:
-    protocol = _timed_protocol(asyncio.get_running_loop())
-    transport = RecordingTransport()
-    protocol.connection_made(transport)
-    protocol.data_received(b"POST /one HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
+    protocol, transport = _connected(
+        b"POST /one HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+    )
     await _past_the_timeout()  # the keep-alive timeout (5 s) governs the silence after it
     assert transport.calls == []
     assert [w[:12] for w in transport.writes] == [b"HTTP/1.1 204"]
@@ -266,10 +271,9 @@ async def test_a_request_begun_before_an_earlier_deadline_has_its_own() -> None:
     # One timer per connection: armed for the connection's opening, it fires while a later
     # request is under way, and must then wait for that request's own deadline.
     seconds = 0.2
-    protocol = _timed_protocol(asyncio.get_running_loop(), seconds=seconds)
-    transport = RecordingTransport()
-    protocol.connection_made(transport)
-    protocol.data_received(b"POST /one HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
+    protocol, transport = _connected(
+        b"POST /one HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}", seconds=seconds
+    )
     await asyncio.sleep(seconds * 0.6)
     protocol.data_received(b"GET /two HTTP/1.1\r\n")
     await asyncio.sleep(seconds * 0.6)  # past the first deadline, within the second
@@ -280,11 +284,8 @@ async def test_a_request_begun_before_an_earlier_deadline_has_its_own() -> None:
 
 
 async def test_the_timer_ends_with_the_connection() -> None:
-    protocol = _timed_protocol(asyncio.get_running_loop())
-    transport = RecordingTransport()
     before = _timeouts()
-    protocol.connection_made(transport)
-    protocol.data_received(b"GET / HTTP/1.1\r\n")
+    protocol, transport = _connected(b"GET / HTTP/1.1\r\n")
     protocol.connection_lost(None)
     await _past_the_timeout()
     assert transport.writes == []
@@ -292,10 +293,7 @@ async def test_the_timer_ends_with_the_connection() -> None:
 
 
 async def test_a_timeout_of_zero_sets_no_limit() -> None:
-    protocol = _timed_protocol(asyncio.get_running_loop(), seconds=0)
-    transport = RecordingTransport()
-    protocol.connection_made(transport)
-    protocol.data_received(b"GET / HTTP/1.1\r\n")
+    protocol, transport = _connected(b"GET / HTTP/1.1\r\n", seconds=0)
     await _past_the_timeout()
     assert transport.calls == []
     protocol.connection_lost(None)
