@@ -193,6 +193,32 @@ def test_absurdly_nested_json_is_400_not_a_crash(referee: FakeReferee) -> None:
     assert response.json()["error"]["details"][0]["reason"] == "BAD_ENCODING"
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"move": {"kind": "\\ud800"}}',  # an enum's name: protobuf's parser failed on it
+        b'{"move": {"kind": "MOVE_KIND_STOP"}, "requestId": "a\\udc00"}',  # a string field
+        b'{"\\ud800": 1}',  # a key
+    ],
+    ids=["enum", "string", "key"],
+)
+def test_an_unpaired_surrogate_anywhere_in_the_body_is_bad_encoding(
+    client: TestClient[Litestar], referee: FakeReferee, body: bytes
+) -> None:
+    response = client.post("/v1/games/g1/moves", content=body)
+    assert response.status_code == 400
+    assert response.json()["error"]["details"][0]["reason"] == "BAD_ENCODING"
+    assert referee.calls == []
+
+
+def test_an_escaped_surrogate_pair_is_text_like_any_other(
+    client: TestClient[Litestar], referee: FakeReferee
+) -> None:
+    body = b'{"preset": "\\ud83c\\udfb4 \\u00e9"}'
+    assert client.post("/v1/rules/koikoi:score", content=body).status_code == 200
+    assert last_request(referee).preset == "\U0001f3b4 \u00e9"  # type: ignore[attr-defined]
+
+
 def test_a_body_over_the_limit_is_refused_before_parsing(
     client: TestClient[Litestar], referee: FakeReferee
 ) -> None:

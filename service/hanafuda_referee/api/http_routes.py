@@ -322,17 +322,44 @@ def bind_request(
 def _decode_body(body: bytes) -> object:
     """The body's JSON document (an empty body is an empty object, as gRPC transcoding has it).
 
-    Duplicate keys are refused: JSON leaves their meaning open and proto3 JSON forbids them.
+    Duplicate keys are refused: JSON leaves their meaning open and proto3 JSON forbids them. So
+    are unpaired surrogates (``"\\ud800"`` alone): they are not Unicode text, and protobuf's
+    parser, which refuses them in a string field, fails on them elsewhere (an enum's name).
     """
     if not body.strip():
         return {}
     try:
-        return _DECODER.decode(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        document = _DECODER.decode(text)
     except UnicodeDecodeError:
         raise ApiError("BAD_ENCODING", "the request body is not UTF-8") from None
     except (ValueError, RecursionError) as error:
         # json.JSONDecodeError is a ValueError; RecursionError comes from absurd nesting.
         raise ApiError("BAD_ENCODING", f"the request body is not valid JSON: {error}") from None
+    # Valid UTF-8 holds no surrogate: only a \u escape can make one.
+    if "\\u" in text and _holds_unpaired_surrogate(document):
+        raise ApiError(
+            "BAD_ENCODING", "the request body holds an unpaired surrogate (a \\uD800-\\uDFFF alone)"
+        )
+    return document
+
+
+def _holds_unpaired_surrogate(document: object) -> bool:
+    """Whether a key or string anywhere in a decoded JSON document holds an unpaired
+    surrogate (walked without recursion: the document may be nested as deep as the decoder
+    allows)."""
+    pending = [document]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            if UNPAIRED_SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            pending.extend(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
