@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hanafuda_referee.cards import ALL_CARDS, mask_of
 from hanafuda_referee.errors import Reason, RulesError
-from hanafuda_referee.koikoi.rules import PRESETS, YAKU_IDS, KoiKoiRules
+from hanafuda_referee.koikoi.rules import MAX_YAKU_POINTS, PRESETS, YAKU_IDS, KoiKoiRules
+from hanafuda_referee.koikoi.scoring import score_stop
 
 PRESET_NAMES = ("fudawiki", "wikipedia-fr", "hanafuda-legends", "coins", "koikoi-japan", "nintendo")
 
@@ -253,14 +255,14 @@ ENUM_VALUES: dict[str, tuple[str, ...]] = {
     "exhaustion": ("void", "last-koikoi-wins", "dealer-points", "all-lost"),
     "lightning_wild": ("off", "on", "before-november"),
 }
-INT_MINIMUM: dict[str, int] = {
-    "rounds": 1,
-    "starting_points": 0,
-    "target_score": 0,
-    "teyaku_points": 0,
-    "seven_or_more": 0,
-    "dealer_points": 0,
-    "koikoi_limit": 0,
+INT_RANGE: dict[str, tuple[int, int]] = {
+    "rounds": (1, 120),
+    "starting_points": (0, 1_000_000),
+    "target_score": (0, 1_000_000),
+    "teyaku_points": (0, 100),
+    "seven_or_more": (0, 1_000),
+    "dealer_points": (0, 100),
+    "koikoi_limit": (0, 100),
 }
 BOOL_OPTIONS = (
     "akatan_aotan_stacks",
@@ -414,7 +416,7 @@ def test_rounds_accepts_any_number_from_one(rounds: int) -> None:
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [(o, v) for o, low in INT_MINIMUM.items() for v in (low, low + 1, low + 30)],
+    [(o, v) for o, (low, high) in INT_RANGE.items() for v in (low, low + 1, low + 30, high)],
 )
 def test_whole_number_options_accept_their_range(option: str, value: int) -> None:
     assert getattr(KoiKoiRules.from_preset("coins", {option: value}), option) == value
@@ -511,14 +513,47 @@ def test_win_is_for_hands_only(option: str) -> None:
     assert option in error.message
 
 
-@pytest.mark.parametrize("option", list(INT_MINIMUM))
-def test_whole_number_option_refuses_below_its_minimum_and_non_integers(option: str) -> None:
-    low = INT_MINIMUM[option]
-    for value in (low - 1, low - 10, "7", 7.0, None, True, False):
+@pytest.mark.parametrize("option", list(INT_RANGE))
+def test_whole_number_option_refuses_values_out_of_its_range_and_non_integers(
+    option: str,
+) -> None:
+    low, high = INT_RANGE[option]
+    for value in (low - 1, low - 10, high + 1, 2**32, "7", 7.0, None, True, False):
         error = refused("fudawiki", {option: value})
         assert error.reason is Reason.BAD_OPTION_VALUE, value
         assert option in error.message
-        assert str(low) in error.message
+        assert f"from {low} to {high}" in error.message
+    for value in (low, high):
+        assert getattr(KoiKoiRules.from_preset("fudawiki", {option: value}), option) == value
+
+
+def test_the_largest_scores_the_options_allow_fit_the_api_s_fields() -> None:
+    # Every yaku at its largest points with its bonus, every card captured, every multiplier:
+    # a game of the most rounds must stay within a view's int32 scores, and the stateless
+    # scoring (up to 64 calls a side, see api.stateless) within a breakdown's uint32 points.
+    most = {"points": MAX_YAKU_POINTS, "extra": True, "enabled": True}
+    rules = KoiKoiRules.from_preset(
+        "fudawiki",
+        {
+            "yaku": dict.fromkeys(YAKU_IDS, most),
+            "yaku_groups": "cumulative",
+            "akatan_aotan_stacks": True,
+            "sake_cup": "animal-and-two-plains",
+            "yellow_paulownia_double": True,
+            "seven_or_more": 1,
+            "own_koikoi": "bonus-points",
+            "opponent_koikoi": "per-call",
+            "all_calls_plus_one": True,
+            "counter_seven": True,
+        },
+    )
+    everything = mask_of(ALL_CARDS)
+    best_month = max(range(1, 13), key=lambda month: score_stop(rules, everything, month).base)
+    round_score = score_stop(rules, everything, best_month, 8, 8, 1_000).total
+    _, most_rounds = INT_RANGE["rounds"]
+    _, most_points = INT_RANGE["starting_points"]
+    assert most_points + most_rounds * round_score < 2**31
+    assert score_stop(rules, everything, best_month, 64, 64, 10_000).total < 2**32
 
 
 def test_rounds_zero_is_refused() -> None:
@@ -644,11 +679,13 @@ def test_unknown_yaku_setting_is_refused(setting: str) -> None:
     ("setting", "value"),
     [
         ("points", -1),
+        ("points", MAX_YAKU_POINTS + 1),
         ("points", "5"),
         ("points", 5.0),
         ("points", True),
         ("points", None),
         ("points_after_koikoi", -3),
+        ("points_after_koikoi", 2**32),
         ("points_after_koikoi", "3"),
         ("enabled", 1),
         ("enabled", "yes"),
@@ -701,8 +738,8 @@ def _option_values() -> dict[str, st.SearchStrategy[Any]]:
     strategies: dict[str, st.SearchStrategy[Any]] = {}
     for option, values in ENUM_VALUES.items():
         strategies[option] = st.sampled_from(values)
-    for option, low in INT_MINIMUM.items():
-        strategies[option] = st.integers(low, low + 40)
+    for option, (low, high) in INT_RANGE.items():
+        strategies[option] = st.integers(low, min(high, low + 40))
     for option in BOOL_OPTIONS:
         strategies[option] = st.booleans()
     strategies["first_dealer"] = st.sampled_from(["draw", "random", 0, 1])

@@ -352,6 +352,15 @@ async def test_every_reason_is_reachable(referee: Referee) -> None:
     error = await refused(create(koi_koi=rules_pb2.KoiKoiRules(rounds=0)), "BAD_OPTION_VALUE")
     assert error.metadata["option"] == "rounds"
     await refused(create(koi_koi=rules_pb2.KoiKoiRules(exhaustion=99)), "BAD_OPTION_VALUE")  # type: ignore[arg-type]
+    # Values the proto field takes but a score could not be shown with (once an INTERNAL).
+    huge = rules_pb2.KoiKoiRules(starting_points=2**31)
+    error = await refused(create(koi_koi=huge), "BAD_OPTION_VALUE")
+    assert error.metadata["option"] == "starting_points"
+    huge = rules_pb2.KoiKoiRules(yaku=[rules_pb2.YakuRule(id="goko", points=2**32 - 1)])
+    error = await refused(create(koi_koi=huge), "BAD_OPTION_VALUE")
+    assert error.metadata["option"] == "yaku.goko.points"
+    score = service_pb2.ScoreKoiKoiRequest(overrides=huge, round_month=1)
+    await refused(referee.ScoreKoiKoi(score, SPECTATOR), "BAD_OPTION_VALUE")
     await refused(create(first_dealer=7), "UNKNOWN_SEAT")
     short = scripted_request()
     del short.prepared_deals[0].stock[-1]

@@ -29,6 +29,7 @@ from hanafuda_referee.errors import Reason, RulesError
 __all__ = [
     "DEFAULT_PRESET",
     "ENUM_OPTIONS",
+    "MAX_YAKU_POINTS",
     "PRESETS",
     "YAKU_GROUP",
     "YAKU_IDS",
@@ -90,16 +91,22 @@ ENUM_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "lightning_wild": ("off", "on", "before-november"),
 }
 
-#: Lower bounds of the whole-number options.
-_INT_MINIMUM: Mapping[str, int] = {
-    "rounds": 1,
-    "starting_points": 0,
-    "target_score": 0,
-    "teyaku_points": 0,
-    "seven_or_more": 0,
-    "dealer_points": 0,
-    "koikoi_limit": 0,
+#: The smallest and largest value of each whole-number option. The largest are far beyond any
+#: game played, and keep every score a game can reach within the API's 32-bit fields: a round
+#: scores at most about 4.2 million (every yaku at :data:`MAX_YAKU_POINTS`, all 48 cards, every
+#: multiplier, eight calls each), so 120 rounds stay under 2**31 (``tests/koikoi/test_rules.py``
+#: checks it).
+_INT_RANGE: Mapping[str, tuple[int, int]] = {
+    "rounds": (1, 120),
+    "starting_points": (0, 1_000_000),
+    "target_score": (0, 1_000_000),
+    "teyaku_points": (0, 100),
+    "seven_or_more": (0, 1_000),
+    "dealer_points": (0, 100),
+    "koikoi_limit": (0, 100),
 }
+#: The largest points a yaku (``points``, ``points_after_koikoi``) can be given.
+MAX_YAKU_POINTS = 100
 
 _BOOL_OPTIONS = (
     "akatan_aotan_stacks",
@@ -334,13 +341,13 @@ def _check_option(name: str, value: Any) -> Any:
             f"option {name!r} cannot be {value!r}; allowed: {', '.join(allowed)}",
             name,
         )
-    if name in _INT_MINIMUM:
-        low = _INT_MINIMUM[name]
-        if type(value) is int and value >= low:
+    if name in _INT_RANGE:
+        low, high = _INT_RANGE[name]
+        if type(value) is int and low <= value <= high:
             return value
         raise RulesError(
             Reason.BAD_OPTION_VALUE,
-            f"option {name!r} cannot be {value!r}; allowed: a whole number >= {low}",
+            f"option {name!r} cannot be {value!r}; allowed: a whole number from {low} to {high}",
             name,
         )
     if name in _BOOL_OPTIONS:
@@ -392,10 +399,11 @@ def _override_yaku(table: tuple[YakuRule, ...], value: Any) -> tuple[YakuRule, .
                         option,
                     )
             elif key in ("points", "points_after_koikoi"):
-                if type(setting) is not int or setting < 0:
+                if type(setting) is not int or not 0 <= setting <= MAX_YAKU_POINTS:
                     raise RulesError(
                         Reason.BAD_OPTION_VALUE,
-                        f"option {option!r} cannot be {setting!r}; allowed: a whole number >= 0",
+                        f"option {option!r} cannot be {setting!r}; allowed: a whole number "
+                        f"from 0 to {MAX_YAKU_POINTS}",
                         option,
                     )
             else:

@@ -442,15 +442,17 @@ class YakuRule(_message.Message):
     enabled: _builtins.bool
     """Whether the yaku counts at all (false: not part of the rule set)."""
     points: _builtins.int
-    """Its points. An override that sets them without `points_after_koikoi` sets that to 0: the
-    yaku is then worth these points before and after a koi-koi call.
+    """Its points, 0 to 100. An override that sets them without `points_after_koikoi` sets that to
+    0: the yaku is then worth these points before and after a koi-koi call.
     """
     extra: _builtins.bool
     """Whether it earns +1 point per card beyond the cards it needs (extra lights, animals, ribbons
     or plains).
     """
     points_after_koikoi: _builtins.int
-    """Its points once the scorer has called koi-koi this round; 0 means the same as `points`."""
+    """Its points once the scorer has called koi-koi this round, 0 to 100; 0 means the same as
+    `points`.
+    """
     def __init__(
         self,
         *,
@@ -526,14 +528,14 @@ class KoiKoiRules(_message.Message):
     LAST_TURN_KOIKOI_FIELD_NUMBER: _builtins.int
     LIGHTNING_WILD_FIELD_NUMBER: _builtins.int
     rounds: _builtins.int
-    """Rounds in a game (≥ 1; usually 3, 6, 8 or 12)."""
+    """Rounds in a game, 1 to 120 (usually 3, 6, 8 or 12)."""
     starting_points: _builtins.int
-    """0: tally mode (the round winner adds his score to his total). > 0: transfer mode, each player
-    starts with this many points, the winner takes his score from the loser, and the game ends as
-    soon as a player is at or below 0.
+    """0: tally mode (the round winner adds his score to his total). > 0 (at most 1,000,000):
+    transfer mode, each player starts with this many points, the winner takes his score from the
+    loser, and the game ends as soon as a player is at or below 0.
     """
     target_score: _builtins.int
-    """The game ends when a player reaches this total; 0 disables it."""
+    """The game ends when a player reaches this total (at most 1,000,000); 0 disables it."""
     first_dealer: Global___FirstDealer.ValueType
     """How the first dealer is chosen."""
     dealer_after_void: Global___DealerAfterVoid.ValueType
@@ -547,7 +549,7 @@ class KoiKoiRules(_message.Message):
     hand_pairs: Global___DealCheckAction.ValueType
     """Deal check: a hand is four pairs of four different months (kuttsuki)."""
     teyaku_points: _builtins.int
-    """Points of a hand deal check that wins the round (`DEAL_CHECK_ACTION_WIN`)."""
+    """Points of a hand deal check that wins the round (`DEAL_CHECK_ACTION_WIN`), 0 to 100."""
     yaku_groups: Global___YakuGroups.ValueType
     """How yaku of one group combine."""
     akatan_aotan_stacks: _builtins.bool
@@ -567,7 +569,9 @@ class KoiKoiRules(_message.Message):
     grand_yaku_fifteen: _builtins.bool
     """`goko` and `akatan-aotan` are worth 15."""
     seven_or_more: _builtins.int
-    """×2 when the base (yaku points before koi-koi bonus points) is at least this; 0 disables it."""
+    """×2 when the base (yaku points before koi-koi bonus points) is at least this (at most 1,000);
+    0 disables it.
+    """
     own_koikoi: Global___OwnKoikoi.ValueType
     """What the scorer's own koi-koi calls do."""
     opponent_koikoi: Global___OpponentKoikoi.ValueType
@@ -581,7 +585,7 @@ class KoiKoiRules(_message.Message):
     exhaustion: Global___Exhaustion.ValueType
     """What happens when both hands are played out and nobody stopped."""
     dealer_points: _builtins.int
-    """The dealer's points under `EXHAUSTION_DEALER_POINTS`."""
+    """The dealer's points under `EXHAUSTION_DEALER_POINTS`, 0 to 100."""
     end_when_dealer_empty: _builtins.bool
     """The round ends as soon as the dealer has played his last card: the non-dealer scores if he
     was the last koi-koi caller, otherwise the round is void.
@@ -589,8 +593,8 @@ class KoiKoiRules(_message.Message):
     refill_empty_field: _builtins.bool
     """Whenever the field is empty before a hand play, the top stock card is turned onto it first."""
     koikoi_limit: _builtins.int
-    """Koi-koi calls allowed per player and round; past that the referee stops for him. 0 means
-    unlimited.
+    """Koi-koi calls allowed per player and round (at most 100); past that the referee stops for
+    him. 0 means unlimited.
     """
     last_turn_koikoi: _builtins.bool
     """A player whose hand is empty may still call koi-koi (otherwise the referee stops for him)."""
