@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from hanafuda.v1 import service_pb2
+from structlog.testing import capture_logs
 
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.errors import ApiError
@@ -81,10 +82,26 @@ async def test_last_event_id_resumes_and_wins_over_the_query(
     assert referee.calls[-1].request.from_version == 2  # type: ignore[attr-defined]
 
 
-async def test_a_bad_last_event_id_is_400(http: httpx.AsyncClient) -> None:
-    response = await http.get("/v1/games/g1/events", headers={"Last-Event-ID": "three"})
+@pytest.mark.parametrize(
+    "header",
+    # Beyond a uint64, a digit int() refuses, more digits than int() reads: once 500s.
+    [b"three", b"-1", str(2**64).encode(), b"\xb2", b"9" * 5000],
+    ids=["word", "negative", "too-large", "superscript-two", "too-long"],
+)
+async def test_a_bad_last_event_id_is_400(http: httpx.AsyncClient, header: bytes) -> None:
+    with capture_logs() as logs:
+        response = await http.get("/v1/games/g1/events", headers={b"Last-Event-ID": header})
     assert response.status_code == 400
     assert response.json()["error"]["status"] == "INVALID_ARGUMENT"
+    (line,) = [line for line in logs if line["event"] == "request"]
+    assert (line["method"], line["outcome"]) == ("WatchGame", "rejected")
+
+
+async def test_the_largest_last_event_id_is_a_version(http: httpx.AsyncClient) -> None:
+    largest = str(2**64 - 1)
+    headers = {"Last-Event-ID": largest}
+    async with http.stream("GET", "/v1/games/g1/events", headers=headers) as response:
+        assert response.status_code == 200
 
 
 async def test_a_quiet_stream_sends_keep_alive_comments(http: httpx.AsyncClient) -> None:

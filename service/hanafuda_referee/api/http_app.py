@@ -469,6 +469,8 @@ def _rpc_handler(
                 else b""
             )
             message = bind_request(binding, path_params=request.path_params, query=query, body=body)
+            if binding.streaming:
+                _resume_from_last_event_id(request, message)
         except (ApiError, ClientGone):
             # The caller itself may be what was refused: the line names the request alone.
             anonymous = Caller(request_id=request_id_of(request.scope), transport="http")
@@ -506,7 +508,6 @@ def _rpc_handler(
 
     async def stream(request: Request[Any, Any, Any]) -> Response[Any]:
         message, caller, token_in_query = await bind(request)
-        _resume_from_last_event_id(request, message)
         response = await _open_stream(
             _method_of(referee, binding)(message, caller), settings, writer, frames
         )
@@ -534,7 +535,9 @@ def _resume_from_last_event_id(request: Request[Any, Any, Any], message: ProtoMe
     header = request.headers.get("last-event-id", "").strip()
     if not header or RESUME_FIELD not in message.DESCRIPTOR.fields_by_name:
         return
-    if not header.isdigit():
+    # ASCII digits only (str.isdigit also takes "²", which int() refuses), and a version the
+    # field can hold (2**64 - 1 has 20 digits; int() refuses thousands).
+    if not (header.isascii() and header.isdigit()) or len(header) > 20 or int(header) >= 2**64:
         raise ApiError(
             "INVALID_ARGUMENT", "Last-Event-ID must be a version number", {"header": header[:32]}
         )
