@@ -448,6 +448,7 @@ def _rpc_handler(
     """The Litestar handler of one binding: the path, verb and a generic body."""
 
     method_name = binding.method.name
+    streaming = binding.streaming
 
     async def bind(request: Request[Any, Any, Any]) -> tuple[ProtoMessage, Caller, bool]:
         """The request message, the caller, and whether the token came in the query.
@@ -469,7 +470,7 @@ def _rpc_handler(
                 else b""
             )
             message = bind_request(binding, path_params=request.path_params, query=query, body=body)
-            if binding.streaming:
+            if streaming:
                 _resume_from_last_event_id(request, message)
         except (ApiError, ClientGone):
             # The caller itself may be what was refused: the line names the request alone.
