@@ -36,6 +36,7 @@ class Config:
     key_prefix: str = "hanafuda:"
     game_ttl: float = 24 * 3600.0
     answer_ttl: float = 600.0
+    max_games: int = 10_000
     max_request_bytes: int = 1024 * 1024
     request_timeout: float = 10.0
     api_key: str | None = None
@@ -66,7 +67,10 @@ class Config:
     def store_settings(self) -> StoreSettings:
         """The store's settings under this configuration."""
         return StoreSettings(
-            key_prefix=self.key_prefix, idle_ttl=self.game_ttl, answer_ttl=self.answer_ttl
+            key_prefix=self.key_prefix,
+            idle_ttl=self.game_ttl,
+            answer_ttl=self.answer_ttl,
+            max_games=self.max_games,
         )
 
     def __repr__(self) -> str:
@@ -125,6 +129,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "key_prefix": ("HANAFUDA_KEY_PREFIX", str),
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
     "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
+    "max_games": ("HANAFUDA_MAX_GAMES", int),
     "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
     "request_timeout": ("HANAFUDA_REQUEST_TIMEOUT", float),
     "api_key": ("HANAFUDA_API_KEY", _optional),
@@ -151,6 +156,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--key-prefix", help="Redis key prefix (HANAFUDA_KEY_PREFIX; default hanafuda:)")
     add("--game-ttl", type=float, help="seconds an idle game lives (HANAFUDA_GAME_TTL)")
     add("--answer-ttl", type=float, help="seconds a move's answer is kept for retries")
+    add(
+        "--max-games",
+        type=int,
+        help="games the in-process store holds at once (HANAFUDA_MAX_GAMES; default 10000; "
+        "0: no limit; Redis: its maxmemory decides)",
+    )
     add("--max-request-bytes", type=int, help="largest request accepted, in bytes")
     add(
         "--request-timeout",

@@ -640,3 +640,13 @@ async def test_a_move_takes_one_store_round_trip() -> None:
     await submit(referee, created.game, t0, move(PLAY, 1), request_id="a")
     await submit(referee, created.game, t1, move(PLAY, 37), expected_version=2)
     assert store.calls == ["commit", "commit"]
+
+
+async def test_a_full_in_process_store_refuses_new_games_as_unavailable() -> None:
+    referee = Referee(MemoryStore(StoreSettings(max_games=1)), allow_testing=True)
+    created = await referee.CreateGame(scripted_request(), SPECTATOR)
+    error = await refused(referee.CreateGame(scripted_request(), SPECTATOR), "UNAVAILABLE")
+    assert error.http_status == 503
+    # The game it holds plays on.
+    view = (await referee.GetGame(service_pb2.GetGameRequest(game=created.game), SPECTATOR)).view
+    assert view.version == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
 import pytest
@@ -16,10 +17,14 @@ from hanafuda_referee.store import (
     GameNotFound,
     GameRecord,
     GameStore,
+    MemoryStore,
+    StoreFull,
+    StoreSettings,
+    StoreUnavailable,
     VersionedEvents,
 )
 
-from .conftest import Backend
+from .conftest import Backend, FakeClock
 
 pytestmark = pytest.mark.asyncio
 
@@ -543,3 +548,38 @@ async def test_count_games_counts_live_games_of_this_store(backend: Backend) -> 
 
 async def test_ping_succeeds_on_a_working_store(store: GameStore) -> None:
     await store.ping()
+
+
+async def test_the_in_process_store_refuses_new_games_past_its_limit(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """At ``max_games`` the in-process store refuses a creation as a full Redis does
+    (unavailable, nothing stored) and says so in the log; the games it holds go on, and a game
+    that expires makes room."""
+    clock = FakeClock()
+    settings = StoreSettings(max_games=2, idle_ttl=60.0)
+    store = MemoryStore(settings, clock=clock)
+    await store.create("g1", b"s", b"m", [b"e"])
+    clock.advance(30.0)
+    await store.create("g2", b"s", b"m", [b"e"])
+    with (
+        caplog.at_level(logging.WARNING, logger="hanafuda_referee.store"),
+        pytest.raises(StoreFull),
+    ):
+        await store.create("g3", b"s", b"m", [b"e"])
+    assert await store.load("g3") is None
+    (line,) = [r for r in caplog.records if r.getMessage() == "game store failed"]
+    assert (line.operation, line.error) == ("create", "StoreFull")  # type: ignore[attr-defined]
+    assert await store.commit("g1", 0, b"s1", [b"e1"], None, b"") == Committed(1)
+    clock.advance(45.0)  # g2 has been idle for 45 s, g1 for 45 s since its move: both live
+    with pytest.raises(StoreUnavailable):
+        await store.create("g3", b"s", b"m", [b"e"])
+    clock.advance(20.0)  # g2 expires (65 s idle); g1 (65 s since its move) too
+    await store.create("g3", b"s", b"m", [b"e"])
+    assert (await store.load("g3")) is not None
+
+    unlimited = MemoryStore(StoreSettings(max_games=0))
+    for n in range(3):
+        await unlimited.create(f"g{n}", b"s", b"m", [])
+    with pytest.raises(ValueError, match="max_games"):
+        StoreSettings(max_games=-1)

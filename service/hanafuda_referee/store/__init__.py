@@ -23,7 +23,7 @@ from .contract import (
     GameStore,
     VersionedEvents,
 )
-from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
+from .errors import GameExists, GameNotFound, StoreError, StoreFull, StoreUnavailable
 from .factory import open_store, parse_store_url
 from .memory_store import MemoryStore
 from .redis_store import RedisStore
@@ -41,6 +41,7 @@ __all__ = [
     "MemoryStore",
     "RedisStore",
     "StoreError",
+    "StoreFull",
     "StoreSettings",
     "StoreUnavailable",
     "VersionedEvents",

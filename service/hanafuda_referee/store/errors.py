@@ -10,7 +10,7 @@ The names state a condition, like the service's ``MoveRejected``, hence no ``Err
 
 from __future__ import annotations
 
-__all__ = ["GameExists", "GameNotFound", "StoreError", "StoreUnavailable"]
+__all__ = ["GameExists", "GameNotFound", "StoreError", "StoreFull", "StoreUnavailable"]
 
 
 class StoreError(Exception):
@@ -26,6 +26,12 @@ class StoreUnavailable(StoreError):
     commit); retrying without one could apply a move twice, which is why the store never retries
     a commit by itself.
     """
+
+
+class StoreFull(StoreUnavailable):
+    """The store holds as many games as it may: a new game is refused until games expire,
+    while the games it holds go on. The in-process store raises it at its ``max_games``; a Redis
+    at its memory limit refuses a creation as :class:`StoreUnavailable`."""
 
 
 class GameExists(StoreError):

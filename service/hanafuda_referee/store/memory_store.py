@@ -17,6 +17,7 @@ wake immediately; they also wake every ``watch_block`` to notice that a game exp
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -30,11 +31,14 @@ from .contract import (
     GameRecord,
     VersionedEvents,
 )
-from .errors import GameExists, GameNotFound
+from .errors import GameExists, GameNotFound, StoreFull
+from .failure_log import FailureLog
 from .settings import StoreSettings
 from .validation import check_bytes, check_events, check_game_id, check_range, check_request_id
 
 __all__ = ["MemoryStore"]
+
+_FAILURES = FailureLog(logging.getLogger("hanafuda_referee.store"))
 
 
 @dataclass(slots=True, eq=False)
@@ -110,6 +114,11 @@ class MemoryStore:
         frozen_events = check_events(events)
         if self._live(game_id) is not None:
             raise GameExists(game_id)
+        limit = self._settings.max_games
+        if limit and len(self._games) >= limit:  # expired games were swept just now
+            error = StoreFull(f"the in-process store holds its limit of {limit} games")
+            _FAILURES.failed("create", error)
+            raise error
         game = _Game(state=state, meta=meta, log=[frozen_events], expires_at=0.0)
         self._games[game_id] = game
         self._touch(game_id, game)

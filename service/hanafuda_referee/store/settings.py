@@ -23,6 +23,10 @@ class StoreSettings:
     idle_ttl: float = 24 * 3600.0
     #: How long the answer to a request id is kept to answer retries (capped by ``idle_ttl``).
     answer_ttl: float = 600.0
+    #: In-process store: the most games held at once; a creation beyond is refused with
+    #: :class:`~.errors.StoreFull` until games expire, as a Redis at its memory limit refuses
+    #: it. 0: no limit. (Redis: its ``maxmemory`` decides.)
+    max_games: int = 10_000
     #: Longest wait of a watcher before it checks that the game still exists (XREAD BLOCK).
     watch_block: float = 5.0
     #: Redis: TCP connect timeout.
@@ -54,6 +58,8 @@ class StoreSettings:
                 raise ValueError(f"{name} must be at least 0.001 s, got {value!r}")
         if self.max_connections < 1:
             raise ValueError("max_connections must be positive")
+        if self.max_games < 0:
+            raise ValueError("max_games must not be negative")
         if any(ch in self.key_prefix for ch in "{}"):
             raise ValueError("key_prefix must not contain '{' or '}' (they delimit the hash tag)")
 
