@@ -22,7 +22,9 @@ from hanafuda_referee.store import (
     StoreSettings,
     StoreUnavailable,
     VersionedEvents,
+    memory_store,
 )
+from hanafuda_referee.store.failure_log import FailureLog
 
 from .conftest import Backend, FakeClock
 
@@ -551,11 +553,14 @@ async def test_ping_succeeds_on_a_working_store(store: GameStore) -> None:
 
 
 async def test_the_in_process_store_refuses_new_games_past_its_limit(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At ``max_games`` the in-process store refuses a creation as a full Redis does
     (unavailable, nothing stored) and says so in the log; the games it holds go on, and a game
     that expires makes room."""
+    # A failure log of its own: the module's may have said a StoreFull within its period.
+    store_log = logging.getLogger("hanafuda_referee.store")
+    monkeypatch.setattr(memory_store, "_FAILURES", FailureLog(store_log))
     clock = FakeClock()
     settings = StoreSettings(max_games=2, idle_ttl=60.0)
     store = MemoryStore(settings, clock=clock)
