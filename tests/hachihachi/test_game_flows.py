@@ -537,7 +537,7 @@ def test_a_state_with_a_stock_after_drops_round_trips_through_the_codec() -> Non
     prepared = _four_seat_deal()
     state, _ = new_game(RULES, seed=4, participants=4, deals=[prepared], first_dealer=0)
     data = encode(state)
-    assert data[0] == 2 and decode(data) == state
+    assert data[0] == 4 and decode(data) == state
     assert decode(data).prepared[0].stock_after_drops == prepared.stock_after_drops
     # Without one, the state keeps the first format.
     plain, _ = new_game(
@@ -547,12 +547,13 @@ def test_a_state_with_a_stock_after_drops_round_trips_through_the_codec() -> Non
         deals=[prepared._replace(stock_after_drops=())],
         first_dealer=0,
     )
-    assert encode(plain)[0] == 1 and decode(encode(plain)) == plain
+    assert encode(plain)[0] == 3 and decode(encode(plain)) == plain
 
 
 def test_the_stored_bytes_of_states_do_not_change() -> None:
     """Stored games are read back by later versions: the encoding of these states is pinned
-    (digests taken when the encoder came to keep parts of it between moves, 2026-11-25)."""
+    (digests taken when the hands came to be written at a fixed width, formats 3 and 4,
+    2026-11-25; tests/test_stored_formats.py reads the earlier formats)."""
     rng = random.Random(4)
     state, _ = new_game(
         HachiHachiRules.from_preset("fudawiki", {"rounds": 3}), seed=99, participants=6
@@ -562,15 +563,15 @@ def test_the_stored_bytes_of_states_do_not_change() -> None:
         state, _ = apply(state, state.turn, rng.choice(legal_moves(state)))
         digest.update(encode(state))
     assert digest.hexdigest() == (
-        "36ac9008d13650a2c13c9baeac8f5ed55c3d02eff5a187ff8ad15adac22a5679"
+        "ca6f0db1eadbf0282ab66a703667add6ded4f131562d05a0786810960fa51457"
     )
     after_drops, _ = new_game(
         RULES, seed=4, participants=4, deals=[_four_seat_deal()], first_dealer=0
     )
     data = encode(after_drops)
-    assert data[0] == 2
+    assert data[0] == 4
     assert hashlib.sha256(data).hexdigest() == (
-        "f70e4cbabf03706227c8cac2860ed5d3efe4f93f348f4389f2132db28d0c7ebe"
+        "3a7d24a0135ffb8d9320207d5f64d7708e25c84175840ca8ce649e5cd94e73fd"
     )
 
 

@@ -32,10 +32,12 @@ from hanafuda_referee.varint import Reader, Writer
 
 __all__ = ["WORDS", "WORD_INDEX", "decode", "encode"]
 
-#: The format written: 1, or 2 when a prepared deal has a stock after drops (format 2 writes
-#: it after each deal's stock). Both are read.
-_FORMAT = 1
-_FORMAT_AFTER_DROPS = 2
+#: The format written: 3, or 4 when a prepared deal has a stock after drops (format 4 writes
+#: it after each deal's stock). Formats 1 and 2 are the same with the hands and the hands set
+#: aside as varints instead of at a fixed width (see :mod:`..varint`); all four are read.
+_FORMAT = 3
+_FORMAT_AFTER_DROPS = 4
+_FORMATS_VARINT_HANDS = (1, 2)
 #: The words of results and payments, stored as their index here, in states and (through the
 #: service's Hachi-Hachi adapter) in logged events. Append only: stored data use these numbers,
 #: so a new id goes at the end whatever its place in its table.
@@ -192,11 +194,12 @@ def encode(state: HachiHachiState) -> bytes:
     w = Writer()
     w.uint(state.phase)
     w.uint(state.turn)
-    for value in (state.joined, state.dropped, state.fees, state.aside):
+    for value in (state.joined, state.dropped, state.fees):
         w.uint(value)
+    w.mask(state.aside)
     w.small_ints(state.players)
     for seat in range(state.participants):
-        w.uint(state.hands[seat])
+        w.mask(state.hands[seat])
         w.uint(state.captured[seat])
         w.uint(state.paid[seat])
         teyaku = state.teyaku[seat]
@@ -236,9 +239,10 @@ def decode(data: bytes) -> HachiHachiState:
     """
     r = Reader(data)
     state_format = r.uint()
-    if state_format not in (_FORMAT, _FORMAT_AFTER_DROPS):
+    if not 1 <= state_format <= _FORMAT_AFTER_DROPS:
         raise RulesError(Reason.BAD_ENCODING, "unknown Hachi-Hachi state format")
-    after_drops = state_format == _FORMAT_AFTER_DROPS
+    after_drops = state_format % 2 == 0
+    fixed = state_format not in _FORMATS_VARINT_HANDS
     preset = r.text()
     overrides_text = r.text()
     rules = _rules(preset, overrides_text)
@@ -284,14 +288,15 @@ def decode(data: bytes) -> HachiHachiState:
     except ValueError:
         raise _fail("phase") from None
     turn = r.uint()
-    joined, dropped, fees, aside = (r.uint() for _ in range(4))
+    joined, dropped, fees = (r.uint() for _ in range(3))
+    aside = r.mask() if fixed else r.uint()
     state_players = r.small_ints()
     hands: list[int] = []
     captured: list[int] = []
     paid: list[int] = []
     teyaku: list[Teyaku | None] = []
     for _ in range(n):
-        hands.append(r.uint())
+        hands.append(r.mask() if fixed else r.uint())
         captured.append(r.uint())
         paid.append(r.uint())
         index = r.uint()

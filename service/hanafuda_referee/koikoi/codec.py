@@ -19,11 +19,14 @@ from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.koikoi.events import RoundResult
 from hanafuda_referee.koikoi.game import KoiKoiState, Phase, round_month
 from hanafuda_referee.koikoi.rules import KoiKoiRules
-from hanafuda_referee.varint import Reader, Writer, pack, zigzag
+from hanafuda_referee.varint import Reader, Writer, mask_bytes, pack, zigzag
 
 __all__ = ["decode", "encode"]
 
-_FORMAT = 1
+#: The format written: 2, whose hands have a fixed width (see :mod:`..varint`). Format 1 (the
+#: hands as varints) is read too.
+_FORMAT = 2
+_FORMAT_VARINT_HANDS = 1
 #: The words of round results, stored as their index here (append only: stored states use them).
 _WORDS = (
     "stop",
@@ -152,7 +155,10 @@ def encode(state: KoiKoiState) -> bytes:
             _head(state),
             pack(deals_made, round_number, dealer, zigzag(scores[0]), zigzag(scores[1])),
             _results(results),
-            pack(phase, turn, hands[0], hands[1], field, len(stock)),
+            pack(phase, turn),
+            mask_bytes(hands[0]),
+            mask_bytes(hands[1]),
+            pack(field, len(stock)),
             bytes(stock),
             pack(
                 stock_pos,
@@ -174,7 +180,8 @@ def encode(state: KoiKoiState) -> bytes:
 def decode(data: bytes) -> KoiKoiState:
     """The state :func:`encode` encoded. Raises ``RulesError`` (``BAD_ENCODING``) on bad input."""
     r = Reader(data)
-    if r.uint() != _FORMAT:
+    state_format = r.uint()
+    if state_format not in (_FORMAT, _FORMAT_VARINT_HANDS):
         raise RulesError(Reason.BAD_ENCODING, "unknown Koi-Koi state format")
     preset = r.text()
     overrides_text = r.text()
@@ -209,7 +216,7 @@ def decode(data: bytes) -> KoiKoiState:
         )
     phase = Phase(r.uint())
     turn = r.uint()
-    hands = (r.uint(), r.uint())
+    hands = (r.mask(), r.mask()) if state_format == _FORMAT else (r.uint(), r.uint())
     field = r.uint()
     stock = r.small_ints()
     stock_pos = r.uint()

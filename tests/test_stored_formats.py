@@ -1,0 +1,171 @@
+"""Game states stored by earlier versions are read back, and hidden card sets take the same room
+whatever they hold.
+
+The bytes below were written by the encoders before hands came to be stored at a fixed width
+(Koi-Koi format 1, Hachi-Hachi formats 1 and 2, varint hands); a game in Redis across an upgrade
+is read from them, and written again in the current format at its next move.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from hanafuda_referee.dealing import shuffled_deal
+from hanafuda_referee.hachihachi import codec as hachi_codec
+from hanafuda_referee.hachihachi import game as hachi
+from hanafuda_referee.hachihachi.game import HachiHachiState
+from hanafuda_referee.hachihachi.rules import HachiHachiRules
+from hanafuda_referee.koikoi import codec as koikoi_codec
+from hanafuda_referee.koikoi import game as koikoi
+from hanafuda_referee.koikoi.game import KoiKoiState
+from hanafuda_referee.koikoi.rules import KoiKoiRules
+from hanafuda_referee.varint import MASK_BYTES
+
+
+def _played(engine: Any, state: Any, rng: random.Random, moves: int, stop: Any = None) -> Any:
+    for _ in range(moves):
+        if stop is not None and stop(state):
+            break
+        state, _ = engine.apply(state, state.turn, rng.choice(engine.legal_moves(state)))
+    return state
+
+
+def koikoi_state() -> KoiKoiState:
+    state, _ = koikoi.new_game(KoiKoiRules.from_preset("fudawiki", {"rounds": 3}), seed=5)
+    return _played(koikoi, state, random.Random(1), 7)  # type: ignore[no-any-return]
+
+
+def hachihachi_state() -> HachiHachiState:
+    rules = HachiHachiRules.from_preset("fudawiki", {})
+    state, _ = hachi.new_game(rules, seed=12, participants=3)
+    return _played(hachi, state, random.Random(2), 9)  # type: ignore[no-any-return]
+
+
+def dropping_state() -> HachiHachiState:
+    """Five participants, once a hand is set aside."""
+    rules = HachiHachiRules.from_preset("fudawiki", {})
+    state, _ = hachi.new_game(rules, seed=11, participants=5)
+    return _played(hachi, state, random.Random(3), 10, lambda s: s.aside)  # type: ignore[no-any-return]
+
+
+def after_drops_state() -> HachiHachiState:
+    """A prepared deal with a stock after drops (Hachi-Hachi format 2, now 4)."""
+    dealt = shuffled_deal(21, 0, 4, 7, 6)
+    prepared = dealt._replace(stock_after_drops=tuple(reversed(dealt.hands[1] + dealt.stock)))
+    rules = HachiHachiRules.from_preset("fudawiki", {})
+    state, _ = hachi.new_game(rules, seed=21, participants=4, deals=[prepared])
+    return state
+
+
+#: (the state, its codec, its bytes in the earlier format, that format, the format now)
+EARLIER = [
+    (
+        koikoi_state,
+        koikoi_codec,
+        "01086675646177696b690c7b22726f756e6473223a337d05000101000000000101848480808140c080c080"
+        "a08030a090a280c4880118261b050b232a1703300412182b250d161a2d112c012728200780a880858a0380"
+        "8385500000000000000001",
+        1,
+        2,
+    ),
+    (
+        hachihachi_state,
+        hachi_codec,
+        "01086675646177696b69000c03000101010101a0c0c28084010000000002010700000003010200c0808080"
+        "a0128c18000080a08081800ca082808c80800600008080848080c0488080e0800c000082c582c090a12015"
+        "2b0b0a171f091801282a2e1c1a1104120e1622191d0900000000",
+        1,
+        3,
+    ),
+    (
+        dropping_state,
+        hachi_codec,
+        "01086675646177696b69000b05000101030102908481c080030000000000000101180101a0a09281c00800"
+        "000000008080848880d430000000c880808086800e0000008088c880390000008480a0b280a04000000090"
+        "8481c0800307080b0d2a1701070000000000",
+        1,
+        3,
+    ),
+    (
+        after_drops_state,
+        hachi_codec,
+        "02086675646177696b6900150401072a250d27291026070a23082220122c072b1816211f1513072d1b1c1e"
+        "070e1a060117041409060e241d0319020c2e0b1130050f282f152f280f0530110b2e0c0219031d242c1220"
+        "2208230a0101020102d284c00400000000000102000000000080c0848080dc01000000808a9080d0810400"
+        "00008080a08ba88002000000808181e0858008000000d284c0040e241d0319020c2e0b1130050f282f0000"
+        "000000",
+        2,
+        4,
+    ),
+]
+
+
+@pytest.mark.parametrize(("make", "codec", "earlier", "was", "now"), EARLIER)
+def test_a_state_stored_in_an_earlier_format_is_read_back(
+    make: Any, codec: Any, earlier: str, was: int, now: int
+) -> None:
+    state = make()
+    data = bytes.fromhex(earlier)
+    assert data[0] == was
+    assert codec.decode(data) == state
+    # Written again, it takes the current format, which reads back the same.
+    current = codec.encode(codec.decode(data))
+    assert current[0] == now and current == codec.encode(state)
+    assert codec.decode(current) == state
+
+
+def test_the_earlier_states_hold_what_they_are_here_for() -> None:
+    assert dropping_state().aside != 0
+    assert after_drops_state().prepared[0].stock_after_drops
+    assert all(hand.bit_length() > 7 for hand in koikoi_state().hands)  # several varint bytes
+
+
+def _shuffled_hidden(state: Any, rng: random.Random) -> Any:
+    """The state with the cards of its hands, its hands set aside and its stock still to draw
+    dealt again among the same places."""
+    hands = [[c for c in range(1, 49) if h >> c & 1] for h in state.hands]
+    aside = [c for c in range(1, 49) if getattr(state, "aside", 0) >> c & 1]
+    stock = list(state.stock[state.stock_pos :])
+    cards = [c for group in (*hands, aside, stock) for c in group]
+    rng.shuffle(cards)
+    it = iter(cards)
+    new_hands = tuple(sum(1 << next(it) for _ in hand) for hand in hands)
+    changes: dict[str, Any] = {"hands": new_hands}
+    if aside:
+        changes["aside"] = sum(1 << next(it) for _ in aside)
+    changes["stock"] = state.stock[: state.stock_pos] + tuple(it)
+    return state._replace(**changes)
+
+
+@pytest.mark.parametrize("make", [koikoi_state, hachihachi_state, dropping_state])
+def test_the_hidden_cards_take_the_same_room_whatever_they_are(make: Any) -> None:
+    """A stored state's length, and so the time to write and read it, says nothing of which
+    cards are where out of sight: hands are written at a fixed width."""
+    state = make()
+    codec = koikoi_codec if isinstance(state, KoiKoiState) else hachi_codec
+    rng = random.Random(7)
+    lengths = set()
+    for _ in range(200):
+        other = _shuffled_hidden(state, rng)
+        assert codec.decode(codec.encode(other)) == other
+        lengths.add(len(codec.encode(other)))
+    assert lengths == {len(codec.encode(state))}
+
+
+def test_a_hand_takes_its_fixed_width() -> None:
+    state = koikoi_state()
+    emptied = state._replace(
+        hands=(0, 0),
+        stock=state.stock + tuple(c for h in state.hands for c in range(1, 49) if h >> c & 1),
+    )
+    # Emptying both hands into the stock moves their cards to one byte each, not their masks.
+    grown = len(koikoi_codec.encode(emptied)) - len(koikoi_codec.encode(state))
+    cards = sum(h.bit_count() for h in state.hands)
+    assert grown == cards
+    low, high = state._replace(hands=(2, 4)), state._replace(hands=(1 << 48, 1 << 47))
+    assert len(koikoi_codec.encode(low)) == len(koikoi_codec.encode(high))
+    assert koikoi_codec.decode(koikoi_codec.encode(high)).hands == (1 << 48, 1 << 47)
+    assert MASK_BYTES == 8
