@@ -21,7 +21,6 @@ read the Hachi-Hachi kinds of :mod:`.kinds` (willow cards are plains).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -98,16 +97,51 @@ def _special_triplets() -> frozenset[int]:
 #: Every three-card group worth special-triplet.
 SPECIAL_TRIPLETS: frozenset[int] = _special_triplets()
 
-# Month patterns (group sizes, largest first) that name a whole-hand teyaku.
-_WHOLE_HAND_PATTERNS: dict[tuple[int, ...], TeyakuId] = {
-    (3, 2, 2): TeyakuId.HANEKEN,
-    (4, 2, 1): TeyakuId.ONE_TWO_FOUR,
-    (4, 3): TeyakuId.FOUR_THREE,
-}
-
 
 def _make(teyaku: TeyakuId, exposed: int) -> Teyaku:
     return Teyaku(teyaku, TEYAKU_VALUES[teyaku], exposed)
+
+
+def _candidates(hand: int) -> tuple[tuple[TeyakuId, bool, int], ...]:
+    """Every teyaku in table order, with whether the seven-card ``hand`` meets it and the cards
+    it would show.
+
+    The same steps run for every hand (no early exit, no loop whose length depends on the
+    cards): the teyaku of the other players' hands are worked out when a drop phase ends, and
+    again whenever a request replays the game, and the time that takes must say nothing of the
+    teyaku a hand meets but does not declare (docs/api.md, "Timing").
+    """
+    check_cards(hand, size=HAND_SIZE, what="hand")
+    groups = [hand & MONTH_MASKS[month] for month in range(1, 13)]
+    sizes = [group.bit_count() for group in groups]
+    pattern = tuple(sorted([size for size in sizes if size], reverse=True))
+    sized = list(zip(groups, sizes, strict=True))
+    # Month order, so that of two triplets of one kind the lower month's is shown.
+    ordinary = [g for g, n in sized if n == 3 and g not in SPECIAL_TRIPLETS]
+    special = [g for g, n in sized if n == 3 and g in SPECIAL_TRIPLETS]
+    # No filter in a generator: it would stop (and resume) once per group kept.
+    pairs = sum([g if n == 2 else 0 for g, n in sized])
+    four = sum([g if n == 4 else 0 for g, n in sized])  # seven cards hold at most one
+    plains = hand & HH_PLAINS
+    # Kinds are counted with the willow cards among the plains (2.6), so the rain man is never
+    # the light of a lone-light and the willow ribbon never one of red's ribbons.
+    lights = (hand & HH_LIGHTS).bit_count()
+    animals = (hand & HH_ANIMALS).bit_count()
+    ribbons = (hand & HH_RIBBONS).bit_count()
+    return (
+        (TeyakuId.TRIPLET, len(ordinary) > 0, ordinary[0] if ordinary else 0),
+        (TeyakuId.SPECIAL_TRIPLET, len(special) > 0, special[0] if special else 0),
+        (TeyakuId.RED, lights == 0 and animals == 0 and ribbons >= 2, plains),
+        (TeyakuId.LONE_RIBBON, ribbons == 1 and lights == 0 and animals == 0, plains),
+        (TeyakuId.LONE_ANIMAL, animals == 1 and lights == 0 and ribbons == 0, plains),
+        (TeyakuId.LONE_LIGHT, lights == 1 and animals == 0 and ribbons == 0, plains),
+        (TeyakuId.THREE_PAIRS, pattern == (2, 2, 2, 1), pairs),
+        (TeyakuId.EMPTY_NEST, plains == hand, hand),
+        (TeyakuId.FOUR_OF_A_KIND, pattern[0] == 4, four),
+        (TeyakuId.HANEKEN, pattern == (3, 2, 2), hand),
+        (TeyakuId.ONE_TWO_FOUR, pattern == (4, 2, 1), hand),
+        (TeyakuId.FOUR_THREE, pattern == (4, 3), hand),
+    )
 
 
 def teyaku_of(hand: int) -> tuple[Teyaku, ...]:
@@ -126,51 +160,13 @@ def teyaku_of(hand: int) -> tuple[Teyaku, ...]:
 
     Raises :class:`~.inputs.BadCardsError` unless ``hand`` is exactly seven cards.
     """
-    check_cards(hand, size=HAND_SIZE, what="hand")
-    groups: list[int] = []
-    for month in range(1, 13):
-        group = hand & MONTH_MASKS[month]
-        if group:
-            groups.append(group)
-    pattern = tuple(sorted((g.bit_count() for g in groups), reverse=True))
-    triplets = [g for g in groups if g.bit_count() == 3]
-    plains = hand & HH_PLAINS
-    lights = (hand & HH_LIGHTS).bit_count()
-    animals = (hand & HH_ANIMALS).bit_count()
-    ribbons = (hand & HH_RIBBONS).bit_count()
-
-    found: list[Teyaku] = []
-    ordinary = [t for t in triplets if t not in SPECIAL_TRIPLETS]
-    if ordinary:
-        found.append(_make(TeyakuId.TRIPLET, ordinary[0]))
-    special = [t for t in triplets if t in SPECIAL_TRIPLETS]
-    if special:
-        found.append(_make(TeyakuId.SPECIAL_TRIPLET, special[0]))
-    # Kinds are counted with the willow cards among the plains (2.6), so the rain man is never
-    # the light of a lone-light and the willow ribbon never one of red's ribbons.
-    if lights == 0 and animals == 0 and ribbons >= 2:
-        found.append(_make(TeyakuId.RED, plains))
-    if ribbons == 1 and lights == 0 and animals == 0:
-        found.append(_make(TeyakuId.LONE_RIBBON, plains))
-    if animals == 1 and lights == 0 and ribbons == 0:
-        found.append(_make(TeyakuId.LONE_ANIMAL, plains))
-    if lights == 1 and animals == 0 and ribbons == 0:
-        found.append(_make(TeyakuId.LONE_LIGHT, plains))
-    if pattern == (2, 2, 2, 1):
-        found.append(_make(TeyakuId.THREE_PAIRS, _union(g for g in groups if g.bit_count() == 2)))
-    if plains == hand:
-        found.append(_make(TeyakuId.EMPTY_NEST, hand))
-    if pattern[0] == 4:
-        found.append(_make(TeyakuId.FOUR_OF_A_KIND, next(g for g in groups if g.bit_count() == 4)))
-    whole = _WHOLE_HAND_PATTERNS.get(pattern)
-    if whole is not None:
-        found.append(_make(whole, hand))
-    return tuple(found)
+    return tuple(_make(teyaku, shown) for teyaku, met, shown in _candidates(hand) if met)
 
 
 def classify_teyaku(hand: int) -> Teyaku | None:
     """The teyaku that counts for the seven-card ``hand``: the highest, ties to the first in the
-    table; ``None`` when the hand has none.
+    table; ``None`` when the hand has none. It takes the same steps for every hand that meets
+    a teyaku, and for every hand that meets none (see :func:`_candidates`).
 
     >>> from hanafuda_referee.cards import Card, mask_of
     >>> hand = mask_of([Card.WILLOW_RAINMAN, Card.PINE_PLAIN_1, Card.PLUM_PLAIN_1,
@@ -181,16 +177,13 @@ def classify_teyaku(hand: int) -> Teyaku | None:
 
     Raises :class:`~.inputs.BadCardsError` unless ``hand`` is exactly seven cards.
     """
-    best: Teyaku | None = None
-    for teyaku in teyaku_of(hand):
-        # Strictly greater: of equal values the earlier (table order) stays.
-        if best is None or teyaku.value > best.value:
-            best = teyaku
-    return best
-
-
-def _union(masks: Iterable[int]) -> int:
-    total = 0
-    for mask in masks:
-        total |= mask
-    return total
+    # By value (-1: not met), then by table order (the earlier, -index, the greater). No
+    # filter: a comprehension's filter spread over lines would run a line only for the teyaku met.
+    ranked = [
+        (TEYAKU_VALUES[teyaku] if met else -1, -index, teyaku, shown)
+        for index, (teyaku, met, shown) in enumerate(_candidates(hand))
+    ]
+    value, _, teyaku, shown = max(ranked)
+    if value < 0:
+        return None
+    return Teyaku(teyaku, value, shown)
