@@ -1,9 +1,10 @@
-"""Game states stored by earlier versions are read back, and hidden card sets take the same room
-whatever they hold.
+"""Game states and logged deals stored by earlier versions are read back, and hidden card sets
+take the same room whatever they hold.
 
 The bytes below were written by the encoders before hands came to be stored at a fixed width
 (Koi-Koi format 1, Hachi-Hachi formats 1 and 2, varint hands); a game in Redis across an upgrade
-is read from them, and written again in the current format at its next move.
+is read from them, and written again in the current format at its next move. Its log keeps its
+deals as they were logged (``ROUND_DEALT``, varint hands) and is read as it is.
 """
 
 from __future__ import annotations
@@ -13,16 +14,21 @@ from typing import Any
 
 import pytest
 
+from hanafuda_referee.api import hachihachi_adapter as hachi_adapter
+from hanafuda_referee.api import koikoi_adapter
+from hanafuda_referee.api.adapters import GameInfo
+from hanafuda_referee.api.koikoi_adapter import KOI_KOI
 from hanafuda_referee.dealing import shuffled_deal
 from hanafuda_referee.hachihachi import codec as hachi_codec
 from hanafuda_referee.hachihachi import game as hachi
 from hanafuda_referee.hachihachi.game import HachiHachiState
 from hanafuda_referee.hachihachi.rules import HachiHachiRules
 from hanafuda_referee.koikoi import codec as koikoi_codec
+from hanafuda_referee.koikoi import events as koikoi_events
 from hanafuda_referee.koikoi import game as koikoi
 from hanafuda_referee.koikoi.game import KoiKoiState
 from hanafuda_referee.koikoi.rules import KoiKoiRules
-from hanafuda_referee.varint import MASK_BYTES
+from hanafuda_referee.varint import MASK_BYTES, Writer, mask_bytes, pack
 
 
 def _played(engine: Any, state: Any, rng: random.Random, moves: int, stop: Any = None) -> Any:
@@ -169,3 +175,61 @@ def test_a_hand_takes_its_fixed_width() -> None:
     assert len(koikoi_codec.encode(low)) == len(koikoi_codec.encode(high))
     assert koikoi_codec.decode(koikoi_codec.encode(high)).hands == (1 << 48, 1 << 47)
     assert MASK_BYTES == 8
+
+
+# --- the logged deals --------------------------------------------------------------------------
+
+
+def test_a_koikoi_deal_logged_with_varint_hands_is_read_as_one_logged_now() -> None:
+    state = koikoi_state()
+    _, events = koikoi.new_game(state.rules, seed=5)
+    deal = next(e for e in events if isinstance(e, koikoi_events.RoundDealt))
+    blobs = koikoi_adapter.encode_events(state, state, None, events)
+    # ROUND_DEALT_FIXED (17): the hands at a fixed width between varints.
+    assert (
+        pack(17, deal.round, deal.dealer)
+        + mask_bytes(deal.hands[0])
+        + mask_bytes(deal.hands[1])
+        + pack(deal.field, deal.stock_size)
+        in blobs
+    )
+    hands = state.hands
+    # The layout before (tag 3, ROUND_DEALT): every field a varint.
+    earlier = pack(3, 1, 0, hands[0], hands[1], 0b110, 24)
+    now = pack(17, 1, 0) + mask_bytes(hands[0]) + mask_bytes(hands[1]) + pack(0b110, 24)
+    info = GameInfo("g", ("Ann", "Bob"))
+    for seat in (0, 1, None):
+        read = koikoi_adapter.event_to_proto(state.rules, earlier, seat, info)
+        assert read == koikoi_adapter.event_to_proto(state.rules, now, seat, info)
+        assert list(read.round_dealt.hand) == (
+            [] if seat is None else [c for c in range(1, 49) if hands[seat] >> c & 1]
+        )
+    assert KOI_KOI.deal_records(state, [earlier]) == KOI_KOI.deal_records(state, [now])
+
+
+def test_a_hachihachi_deal_logged_with_varint_hands_is_read_as_one_logged_now() -> None:
+    state = hachihachi_state()
+    rules = state.rules
+    _, events = hachi.new_game(rules, seed=12, participants=3)
+    assert any(blob[0] == 21 for blob in hachi_adapter.encode_events(None, events))
+    hands = state.hands
+
+    def logged(tag: int, write: Any) -> bytes:
+        w = Writer()
+        for value in (tag, 1, 0, 0, 1, len(hands)):
+            w.uint(value)
+        for hand in hands:
+            write(w, hand)
+        w.uint(0b110)
+        w.uint(21)
+        w.small_ints(())
+        return w.getvalue()
+
+    earlier = logged(3, Writer.uint)  # ROUND_DEALT: varint hands
+    now = logged(21, Writer.mask)  # ROUND_DEALT_FIXED
+    info = GameInfo("g", ("Ann", "Bob", "Cy"))
+    for seat in (0, 1, 2, None):
+        read = hachi_adapter.event_to_proto(rules, earlier, seat, info)
+        assert read == hachi_adapter.event_to_proto(rules, now, seat, info)
+        expected = [] if seat is None else [c for c in range(1, 49) if hands[seat] >> c & 1]
+        assert list(read.round_dealt.hand) == expected

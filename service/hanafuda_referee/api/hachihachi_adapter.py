@@ -102,6 +102,10 @@ class _Tag(IntEnum):
     CARDS_COUNTED = 18
     ROUND_ENDED = 19
     GAME_ENDED = 20
+    #: ROUND_DEALT with its hands at a fixed width (written since format 3 of the states, see
+    #: :mod:`hanafuda_referee.varint`): reading a log decodes every deal of it, and a varint
+    #: hand's length would depend on its highest card. ROUND_DEALT is still read.
+    ROUND_DEALT_FIXED = 21
 
 
 #: Teyaku ids, dekiyaku ids and payment reasons are stored in events by their index in the
@@ -227,12 +231,12 @@ def encode_events(move: Move | None, events: Sequence[Event]) -> list[bytes]:
             blobs.append(_blob(_Tag.FIRST_DEALER_DRAWN, event.dealer))
         elif isinstance(event, RoundDealt):
             w = Writer()
-            w.uint(_Tag.ROUND_DEALT)
+            w.uint(_Tag.ROUND_DEALT_FIXED)
             for value in (event.round, event.deal_number, event.dealer, event.multiplier):
                 w.uint(value)
             w.uint(len(event.hands))
             for hand in event.hands:
-                w.uint(hand)
+                w.mask(hand)
             w.uint(event.field)
             w.uint(event.stock_size)
             # An empty run where logs written before held the stock order (readers skip it):
@@ -380,9 +384,10 @@ def event_to_proto(
         out.game_created.players.extend(game.players)
     elif tag is _Tag.FIRST_DEALER_DRAWN:
         out.first_dealer_drawn.dealer = r.uint()
-    elif tag is _Tag.ROUND_DEALT:
+    elif tag is _Tag.ROUND_DEALT or tag is _Tag.ROUND_DEALT_FIXED:
         number, _, dealer, multiplier = r.uint(), r.uint(), r.uint(), r.uint()
-        hands = [r.uint() for _ in range(r.uint())]
+        fixed = tag is _Tag.ROUND_DEALT_FIXED
+        hands = [r.mask() if fixed else r.uint() for _ in range(r.uint())]
         field, stock_size = r.uint(), r.uint()
         r.small_ints()  # empty, or (in older logs) the stock order: never shown
         dealt = out.round_dealt
@@ -486,7 +491,7 @@ class _WrittenParts(WrittenParts[W]):
             lambda blob, seat, game: event_to_proto(rules, blob, seat, game),
             _round_result_message,
             created_tag=_Tag.GAME_CREATED,
-            dealt_tag=_Tag.ROUND_DEALT,
+            dealt_tags=(_Tag.ROUND_DEALT, _Tag.ROUND_DEALT_FIXED),
         )
         self.seat = lru_cache(maxsize=4096)(self._seat)
 
@@ -679,9 +684,10 @@ class HachiHachiAdapter:
         for blob in blobs:
             r = Reader(blob)
             tag = r.uint()
-            if tag == _Tag.ROUND_DEALT:
+            if tag == _Tag.ROUND_DEALT or tag == _Tag.ROUND_DEALT_FIXED:
                 number, deal_number, dealer, _ = r.uint(), r.uint(), r.uint(), r.uint()
-                hands = [r.uint() for _ in range(r.uint())]
+                fixed = tag == _Tag.ROUND_DEALT_FIXED
+                hands = [r.mask() if fixed else r.uint() for _ in range(r.uint())]
                 dealt.append((number, deal_number, dealer, hands, r.uint()))
                 aside.append(0)
             elif tag == _Tag.DROPPED and dealt:

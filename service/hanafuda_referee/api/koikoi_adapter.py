@@ -67,7 +67,7 @@ from hanafuda_referee.koikoi.rules import DEFAULT_PRESET, PRESETS, YAKU_IDS, Koi
 from hanafuda_referee.koikoi.scoring import Yaku, yaku_of
 from hanafuda_referee.koikoi.view import SeatInfo, view
 from hanafuda_referee.moves import Move, MoveKind
-from hanafuda_referee.varint import Reader, Writer, pack
+from hanafuda_referee.varint import Reader, Writer, mask_bytes, pack
 
 __all__ = ["KOI_KOI", "KoiKoiAdapter"]
 
@@ -105,6 +105,10 @@ class _Tag(IntEnum):
     LIGHTNING_COLLECTED = 14
     ROUND_ENDED = 15
     GAME_ENDED = 16
+    #: ROUND_DEALT with its hands at a fixed width (written since format 2 of the states, see
+    #: :mod:`hanafuda_referee.varint`): reading a log decodes every deal of it, and a varint
+    #: hand's length would depend on its highest card. ROUND_DEALT is still read.
+    ROUND_DEALT_FIXED = 17
 
 
 #: Deal checks, numbered as the ``DealCheck`` enum (1 to 4).
@@ -176,7 +180,7 @@ class _WrittenParts(WrittenParts[W]):
             lambda blob, seat, game: event_to_proto(rules, blob, seat, game),
             parts.round_result,
             created_tag=_Tag.GAME_CREATED,
-            dealt_tag=_Tag.ROUND_DEALT,
+            dealt_tags=(_Tag.ROUND_DEALT, _Tag.ROUND_DEALT_FIXED),
         )
         self._parts = parts
         self.seat = lru_cache(maxsize=4096)(self._seat)
@@ -317,14 +321,13 @@ def encode_events(
         elif isinstance(event, RoundDealt):
             hands = event.hands
             blobs.append(
-                _blob(
-                    _Tag.ROUND_DEALT,
-                    event.round,
-                    event.dealer,
-                    event.hands[0],
-                    event.hands[1],
-                    event.field,
-                    event.stock_size,
+                b"".join(
+                    (
+                        pack(_Tag.ROUND_DEALT_FIXED, event.round, event.dealer),
+                        mask_bytes(event.hands[0]),
+                        mask_bytes(event.hands[1]),
+                        pack(event.field, event.stock_size),
+                    )
                 )
             )
         elif isinstance(event, DealCheck):
@@ -453,8 +456,13 @@ def event_to_proto(
         out.first_dealer_drawn.cards.extend([card_value(a), card_value(b)])
         if dealer:
             out.first_dealer_drawn.dealer = dealer - 1
-    elif tag is _Tag.ROUND_DEALT:
-        number, dealer, hand0, hand1, field, stock = (r.uint() for _ in range(6))
+    elif tag is _Tag.ROUND_DEALT or tag is _Tag.ROUND_DEALT_FIXED:
+        number, dealer = r.uint(), r.uint()
+        if tag is _Tag.ROUND_DEALT_FIXED:
+            hand0, hand1 = r.mask(), r.mask()
+        else:
+            hand0, hand1 = r.uint(), r.uint()
+        field, stock = r.uint(), r.uint()
         dealt = out.round_dealt
         dealt.round, dealt.month, dealt.dealer = number, round_month(number), dealer
         # The projection: a seat receives its own hand only, a spectator none.
@@ -665,7 +673,7 @@ class KoiKoiAdapter:
         records: list[game_pb2.DealRecord] = []
         for blob in blobs:
             r = Reader(blob)
-            if r.uint() != _Tag.ROUND_DEALT:
+            if r.uint() not in (_Tag.ROUND_DEALT, _Tag.ROUND_DEALT_FIXED):
                 continue
             number, dealer = r.uint(), r.uint()
             index = len(records)

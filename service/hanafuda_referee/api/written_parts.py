@@ -49,13 +49,13 @@ class WrittenParts(Generic[W]):
         round_result: Callable[[Any], Message],
         *,
         created_tag: int,
-        dealt_tag: int,
+        dealt_tags: tuple[int, ...],
     ) -> None:
         self.form = form
         # The stored tags of the only events that show more than their blob: the creation
         # names the players, a deal shows the seat its own hand.
         self._created_tag = created_tag
-        self._dealt_tag = dealt_tag
+        self._dealt_tags = dealt_tags
         #: The rule set, written.
         self.rules = form.message(rules)
         self._event_message = event
@@ -83,7 +83,7 @@ class WrittenParts(Generic[W]):
         tag = blob[0] if blob else 0  # every tag is one varint byte
         return self._event_cached(
             blob,
-            seat if tag == self._dealt_tag else None,
+            seat if tag in self._dealt_tags else None,
             players if tag == self._created_tag else (),
         )
 
