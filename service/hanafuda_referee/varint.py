@@ -121,6 +121,11 @@ class Reader:
         self._pos = end
         return value
 
+    @property
+    def position(self) -> int:
+        """How many bytes have been read."""
+        return self._pos
+
     def mask(self) -> int:
         """A card mask :meth:`Writer.mask` wrote."""
         data, pos = self._data, self._pos

@@ -120,6 +120,21 @@ _CACHE_LIMIT = 4096
 #: each entry keeps its objects, so an id cannot be reused while it is cached.
 _HEADS: dict[tuple[int, int, int, int], tuple[HachiHachiRules, tuple[Deal, ...], bytes]] = {}
 _RESULTS: IdentityCache[tuple[RoundResult, ...], bytes] = IdentityCache(_CACHE_LIMIT)
+#: The other way: decoded finished rounds by their bytes, so that the states decoded from one
+#: game's store share one results tuple between two round ends, as its states in play do (the
+#: writers of answers find a results tuple's written form by its identity).
+_DECODED_RESULTS: dict[bytes, tuple[RoundResult, ...]] = {}
+
+
+def _shared_results(encoded: bytes, results: tuple[RoundResult, ...]) -> tuple[RoundResult, ...]:
+    """The results tuple decoded from ``encoded`` before, else ``results``, kept."""
+    known = _DECODED_RESULTS.get(encoded)
+    if known is not None:
+        return known
+    if len(_DECODED_RESULTS) >= _CACHE_LIMIT:
+        _DECODED_RESULTS.clear()
+    _DECODED_RESULTS[encoded] = results
+    return results
 
 
 def _head(state: HachiHachiState) -> bytes:
@@ -261,6 +276,7 @@ def decode(data: bytes) -> HachiHachiState:
     )
     deals_made, round_number, dealer, floor, multiplier, dealt_field = (r.uint() for _ in range(6))
     balances = tuple(r.sint() for _ in range(n))
+    results_start = r.position
     results = []
     for _ in range(r.uint()):
         number, result_dealer, result_multiplier = r.uint(), r.uint(), r.uint()
@@ -283,6 +299,7 @@ def decode(data: bytes) -> HachiHachiState:
                 payments,
             )
         )
+    shared = _shared_results(data[results_start : r.position], tuple(results))
     try:
         phase = Phase(r.uint())
     except ValueError:
@@ -328,7 +345,7 @@ def decode(data: bytes) -> HachiHachiState:
         multiplier,
         dealt_field,
         balances,
-        tuple(results),
+        shared,
         phase,
         turn,
         joined,

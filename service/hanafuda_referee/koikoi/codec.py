@@ -68,6 +68,21 @@ _CACHE_LIMIT = 4096
 #: each entry keeps its objects, so an id cannot be reused while it is cached.
 _HEADS: dict[tuple[int, int, int], tuple[KoiKoiRules, tuple[Deal, ...], bytes]] = {}
 _RESULTS: IdentityCache[tuple[RoundResult, ...], bytes] = IdentityCache(_CACHE_LIMIT)
+#: The other way: decoded finished rounds by their bytes, so that the states decoded from one
+#: game's store share one results tuple between two round ends, as its states in play do (the
+#: writers of answers find a results tuple's written form by its identity).
+_DECODED_RESULTS: dict[bytes, tuple[RoundResult, ...]] = {}
+
+
+def _shared_results(encoded: bytes, results: tuple[RoundResult, ...]) -> tuple[RoundResult, ...]:
+    """The results tuple decoded from ``encoded`` before, else ``results``, kept."""
+    known = _DECODED_RESULTS.get(encoded)
+    if known is not None:
+        return known
+    if len(_DECODED_RESULTS) >= _CACHE_LIMIT:
+        _DECODED_RESULTS.clear()
+    _DECODED_RESULTS[encoded] = results
+    return results
 
 
 @lru_cache(maxsize=256)
@@ -193,6 +208,7 @@ def decode(data: bytes) -> KoiKoiState:
     )
     deals_made, round_number, dealer = r.uint(), r.uint(), r.uint()
     scores = (r.sint(), r.sint())
+    results_start = r.position
     results = []
     for _ in range(r.uint()):
         number, result_dealer = r.uint(), r.uint()
@@ -214,6 +230,7 @@ def decode(data: bytes) -> KoiKoiState:
                 opp_points,
             )
         )
+    shared = _shared_results(data[results_start : r.position], tuple(results))
     phase = Phase(r.uint())
     turn = r.uint()
     hands = (r.mask(), r.mask()) if state_format == _FORMAT else (r.uint(), r.uint())
@@ -235,7 +252,7 @@ def decode(data: bytes) -> KoiKoiState:
         round_number,
         dealer,
         scores,
-        tuple(results),
+        shared,
         phase,
         turn,
         hands,
