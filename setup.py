@@ -28,6 +28,7 @@ COMPILED = [
     "capture.py",
     "dealing.py",
     "identity_cache.py",
+    "interning.py",
     "moves.py",
     "varint.py",
     "koikoi/codec.py",

@@ -28,6 +28,7 @@ from hanafuda_referee.hachihachi.rules import HachiHachiRules
 from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TEYAKU_VALUES, Teyaku, TeyakuId
 from hanafuda_referee.identity_cache import IdentityCache
+from hanafuda_referee.interning import Interner
 from hanafuda_referee.varint import Reader, Writer
 
 __all__ = ["WORDS", "WORD_INDEX", "decode", "encode"]
@@ -123,18 +124,7 @@ _RESULTS: IdentityCache[tuple[RoundResult, ...], bytes] = IdentityCache(_CACHE_L
 #: The other way: decoded finished rounds by their bytes, so that the states decoded from one
 #: game's store share one results tuple between two round ends, as its states in play do (the
 #: writers of answers find a results tuple's written form by its identity).
-_DECODED_RESULTS: dict[bytes, tuple[RoundResult, ...]] = {}
-
-
-def _shared_results(encoded: bytes, results: tuple[RoundResult, ...]) -> tuple[RoundResult, ...]:
-    """The results tuple decoded from ``encoded`` before, else ``results``, kept."""
-    known = _DECODED_RESULTS.get(encoded)
-    if known is not None:
-        return known
-    if len(_DECODED_RESULTS) >= _CACHE_LIMIT:
-        _DECODED_RESULTS.clear()
-    _DECODED_RESULTS[encoded] = results
-    return results
+_DECODED_RESULTS: Interner[bytes, tuple[RoundResult, ...]] = Interner(_CACHE_LIMIT)
 
 
 def _head(state: HachiHachiState) -> bytes:
@@ -299,7 +289,7 @@ def decode(data: bytes) -> HachiHachiState:
                 payments,
             )
         )
-    shared = _shared_results(data[results_start : r.position], tuple(results))
+    shared = _DECODED_RESULTS.intern(data[results_start : r.position], tuple(results))
     try:
         phase = Phase(r.uint())
     except ValueError:

@@ -16,6 +16,7 @@ from functools import lru_cache
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.errors import Reason, RulesError
 from hanafuda_referee.identity_cache import IdentityCache
+from hanafuda_referee.interning import Interner
 from hanafuda_referee.koikoi.events import RoundResult
 from hanafuda_referee.koikoi.game import KoiKoiState, Phase, round_month
 from hanafuda_referee.koikoi.rules import KoiKoiRules
@@ -71,18 +72,7 @@ _RESULTS: IdentityCache[tuple[RoundResult, ...], bytes] = IdentityCache(_CACHE_L
 #: The other way: decoded finished rounds by their bytes, so that the states decoded from one
 #: game's store share one results tuple between two round ends, as its states in play do (the
 #: writers of answers find a results tuple's written form by its identity).
-_DECODED_RESULTS: dict[bytes, tuple[RoundResult, ...]] = {}
-
-
-def _shared_results(encoded: bytes, results: tuple[RoundResult, ...]) -> tuple[RoundResult, ...]:
-    """The results tuple decoded from ``encoded`` before, else ``results``, kept."""
-    known = _DECODED_RESULTS.get(encoded)
-    if known is not None:
-        return known
-    if len(_DECODED_RESULTS) >= _CACHE_LIMIT:
-        _DECODED_RESULTS.clear()
-    _DECODED_RESULTS[encoded] = results
-    return results
+_DECODED_RESULTS: Interner[bytes, tuple[RoundResult, ...]] = Interner(_CACHE_LIMIT)
 
 
 @lru_cache(maxsize=256)
@@ -230,7 +220,7 @@ def decode(data: bytes) -> KoiKoiState:
                 opp_points,
             )
         )
-    shared = _shared_results(data[results_start : r.position], tuple(results))
+    shared = _DECODED_RESULTS.intern(data[results_start : r.position], tuple(results))
     phase = Phase(r.uint())
     turn = r.uint()
     hands = (r.mask(), r.mask()) if state_format == _FORMAT else (r.uint(), r.uint())
