@@ -36,6 +36,7 @@ __all__ = [
     "RibbonColour",
     "bit",
     "cards_of",
+    "full_months",
     "mask_of",
     "month_counts",
 ]
@@ -227,6 +228,17 @@ def cards_of(mask: int) -> tuple[Card, ...]:
         cards.append(Card(low.bit_length() - 1))
         mask ^= low
     return tuple(cards)
+
+
+def full_months(mask: int) -> int:
+    """The cards of every month of which the set holds all four, in the same steps whatever it
+    holds (a generator with a filter would stop once per month kept): a deal checks hidden
+    hands with it, and a replay of the game checks them again.
+
+    >>> full_months(MONTH_MASKS[3] | 1 << 1) == MONTH_MASKS[3]
+    True
+    """
+    return sum([m for m in MONTH_MASKS[1:] if mask & m == m])
 
 
 def month_counts(mask: int) -> list[int]:

@@ -33,6 +33,7 @@ from hanafuda_referee.cards import (
     MONTH_OF,
     POETRY_RIBBONS,
     cards_of,
+    full_months,
     mask_of,
 )
 from hanafuda_referee.dealing import (
@@ -504,10 +505,6 @@ def _next_deal(w: _Work) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
     return deal.hand_masks(), mask_of(deal.field), deal.stock
 
 
-def _four_of_a_month(cards: int) -> int:
-    return sum(m for m in MONTH_MASKS[1:] if cards & m == m)
-
-
 def _start_round(w: _Work) -> None:
     """Deal round ``w.round + 1`` (redealing a field with four of a month), then run the drop
     phase up to the first participant who must choose, or straight into play."""
@@ -525,7 +522,7 @@ def _start_round(w: _Work) -> None:
         if not field_has_four(field):
             break
         # Same dealer, same floor, no payments: only the deal number moves on.
-        w.events.append(Redeal(_four_of_a_month(field)))
+        w.events.append(Redeal(full_months(field)))
     zeros = (0,) * n
     w.captured, w.paid, w.teyaku = zeros, zeros, (None,) * n
     w.joined = w.dropped = w.fees = w.aside = 0

@@ -28,6 +28,7 @@ from hanafuda_referee.cards import (
     WILLOWS,
     Card,
     cards_of,
+    full_months,
     mask_of,
 )
 from hanafuda_referee.dealing import (
@@ -323,12 +324,6 @@ def _next_deal(w: _Work) -> Deal:
     return shuffled_deal(w.seed, n, 2, HAND_SIZE, FIELD_SIZE)
 
 
-def _four_of_a_month(cards: int) -> int:
-    """The cards of every month of which ``cards`` holds all four (in the same steps whatever
-    the cards: a generator with a filter would stop once per month kept)."""
-    return sum([m for m in MONTH_MASKS[1:] if cards & m == m])
-
-
 def _four_pairs(cards: int) -> bool:
     """Whether eight cards are four pairs of four different months (seed 000: "4 paires de
     cartes de suites différentes"), so four cards of one month are no two pairs.
@@ -353,7 +348,7 @@ def classify_hand(hand: int) -> tuple[str, ...]:
     ('hand_pairs',)
     """
     found = []
-    if _four_of_a_month(hand):
+    if full_months(hand):
         found.append("hand_four")
     if _four_pairs(hand):
         found.append("hand_pairs")
@@ -403,13 +398,13 @@ def _deal_checks(
     is a winner; two winners make the round void (RULES.md 1.2).
     """
     if rules.field_four != "ignore":
-        four = _four_of_a_month(field)
+        four = full_months(field)
         if four:
             return ("field_four", rules.field_four, (), four)
     if rules.field_pairs != "ignore" and _four_pairs(field):
         return ("field_pairs", rules.field_pairs, (), field)
     qualifies = {
-        "hand_four": [bool(_four_of_a_month(h)) for h in hands],
+        "hand_four": [bool(full_months(h)) for h in hands],
         "hand_pairs": [_four_pairs(h) for h in hands],
     }
     for check in ("hand_four", "hand_pairs"):
