@@ -88,9 +88,8 @@ class Case:
         return koikoi_game if self.kind == rules_pb2.GAME_KIND_KOI_KOI else hachi_game
 
     def deal(self, seed: int) -> Deal:
-        if self.kind == rules_pb2.GAME_KIND_KOI_KOI:
-            return shuffled_deal(seed, 0, 2, 8, 8)
-        return shuffled_deal(seed, 0, self.participants, 7, 6)
+        engine = self.engine
+        return shuffled_deal(seed, 0, self.participants, engine.HAND_SIZE, engine.FIELD_SIZE)
 
 
 _KOIKOI, _HACHIHACHI = rules_pb2.GAME_KIND_KOI_KOI, rules_pb2.GAME_KIND_HACHI_HACHI
