@@ -36,11 +36,11 @@ import functools
 import gc
 import random
 import sys
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from hanafuda.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2
@@ -431,10 +431,7 @@ async def play_twins(case: Case, seed: int, seat: int | None, tally: Tally) -> b
     async def watch(twin: Twin, items: int) -> Any:
         """A watch resumed from the first version, read up to the current one."""
         request = service_pb2.WatchGameRequest(game=twin.game_id, from_version=1)
-        stream = cast(
-            AsyncGenerator[service_pb2.WatchGameResponse, None],
-            watch_game(twin.games, request, twin.caller(seat)),
-        )
+        stream = watch_game(twin.games, request, twin.caller(seat))
         read: list[bytes] = []
         try:
             while len(read) < items:

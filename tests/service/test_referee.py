@@ -460,7 +460,7 @@ async def test_watch_follows_and_resumes(referee: Referee) -> None:
     await submit(referee, game, t1, move(PLAY, 45))
     live = await anext(stream)
     assert live.version == 5 and kinds(live.events)[0] == "card_played"
-    await stream.aclose()  # type: ignore[attr-defined]
+    await stream.aclose()
 
     # A spectator without a resume point starts from the current view, and the stream ends
     # with the game.

@@ -14,8 +14,9 @@ latency) gets the line from there; otherwise the method opens one.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from hanafuda.v1 import service_pb2
@@ -76,19 +77,21 @@ def _observed_as(
 
 
 def _observed_stream(
-    method: Callable[[Referee, _Req, Caller], AsyncIterator[_Resp]],
-) -> Callable[[Referee, _Req, Caller], AsyncIterator[_Resp]]:
+    method: Callable[[Referee, _Req, Caller], AsyncGenerator[_Resp, None]],
+) -> Callable[[Referee, _Req, Caller], AsyncGenerator[_Resp, None]]:
     """As :func:`_observed`, for a server-streaming method (the line is written at its end)."""
 
     @functools.wraps(method)
-    async def wrapper(self: Referee, request: _Req, caller: Caller) -> AsyncIterator[_Resp]:
-        if current() is not None:
-            async for item in method(self, request, caller):
-                yield item
-            return
-        async with observe(method.__name__, caller):
-            async for item in method(self, request, caller):
-                yield item
+    async def wrapper(self: Referee, request: _Req, caller: Caller) -> AsyncGenerator[_Resp, None]:
+        # Closing this stream closes the method's at once (``aclosing``): an async generator
+        # left by ``async for`` is otherwise closed only when collected, a loop turn or more
+        # later, and the method's stream holds a store subscription until then.
+        async with contextlib.AsyncExitStack() as stack:
+            if current() is None:
+                await stack.enter_async_context(observe(method.__name__, caller))
+            async with contextlib.aclosing(method(self, request, caller)) as items:
+                async for item in items:
+                    yield item
 
     return wrapper
 
@@ -219,10 +222,11 @@ class Referee:
     @_observed_stream
     async def WatchGame(  # noqa: N802
         self, request: service_pb2.WatchGameRequest, caller: Caller
-    ) -> AsyncIterator[service_pb2.WatchGameResponse]:
+    ) -> AsyncGenerator[service_pb2.WatchGameResponse, None]:
         """Follows a game live (resumable from a version)."""
-        async for item in watch_game(self.games, request, caller):
-            yield item
+        async with contextlib.aclosing(watch_game(self.games, request, caller)) as items:
+            async for item in items:
+                yield item
 
     @_observed
     async def GetGameLog(  # noqa: N802

@@ -7,7 +7,7 @@ of the hosted games is compiled with mypyc (see setup.py), which compiles no asy
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from hanafuda.v1 import service_pb2
 
@@ -19,7 +19,7 @@ __all__ = ["watch_game"]
 
 async def watch_game(
     games: HostedGames, request: service_pb2.WatchGameRequest, caller: Caller
-) -> AsyncIterator[service_pb2.WatchGameResponse]:
+) -> AsyncGenerator[service_pb2.WatchGameResponse, None]:
     """``WatchGame`` on ``games``: see the contract. Refusals (an unknown game, a bad token, a
     resume point ahead of the game) come with the first item asked for."""
     cursor = await games.open_watch(request, caller)
