@@ -46,6 +46,7 @@ class Config:
     allow_testing: bool = False
     shutdown_grace: float = 10.0
     game_cache_size: int = 4096
+    max_watchers: int = 10_000
     benchmark_endpoints: bool = False
 
     def __post_init__(self) -> None:
@@ -57,10 +58,12 @@ class Config:
             raise ValueError(f"log format must be json or console, not {self.log_format!r}")
         if self.max_request_bytes < 1024:
             raise ValueError("max request bytes must be at least 1024")
-        if self.shutdown_grace < 0 or self.game_cache_size < 0 or self.request_timeout < 0:
+        if min(self.shutdown_grace, self.game_cache_size, self.request_timeout) < 0:
             raise ValueError(
                 "shutdown grace, game cache size and request timeout must not be negative"
             )
+        if self.max_watchers < 0:
+            raise ValueError("max watchers must not be negative")
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
         self.store_settings()
 
@@ -139,6 +142,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "allow_testing": ("HANAFUDA_ALLOW_TESTING", _bool),
     "shutdown_grace": ("HANAFUDA_SHUTDOWN_GRACE", float),
     "game_cache_size": ("HANAFUDA_GAME_CACHE_SIZE", int),
+    "max_watchers": ("HANAFUDA_MAX_WATCHERS", int),
     "benchmark_endpoints": ("HANAFUDA_BENCHMARK_ENDPOINTS", _bool),
 }
 
@@ -187,6 +191,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--shutdown-grace", type=float, help="seconds in-flight calls get at shutdown")
     add("--game-cache-size", type=int, help="games whose last state each process keeps")
+    add(
+        "--max-watchers",
+        type=int,
+        help="WatchGame streams the process follows at once (HANAFUDA_MAX_WATCHERS; "
+        "default 10000; 0: no limit)",
+    )
     add(
         "--benchmark-endpoints",
         dest="benchmark_endpoints",

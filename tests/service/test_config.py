@@ -14,6 +14,9 @@ def test_defaults() -> None:
     config = parse([], {})
     assert (config.grpc_port, config.http_port, config.redis_url) == (50051, 8080, None)
     assert not config.allow_testing and config.log_format == "json"
+    assert config.max_watchers == 10_000
+    assert parse([], {"HANAFUDA_MAX_WATCHERS": "0"}).max_watchers == 0
+    assert parse(["--max-watchers", "3"], {"HANAFUDA_MAX_WATCHERS": "0"}).max_watchers == 3
 
 
 def test_flags_override_the_environment() -> None:
@@ -43,6 +46,8 @@ def test_flags_override_the_environment() -> None:
         (["--http-port", "70000"], {}),
         (["--key-prefix", "{bad}"], {}),
         (["--game-ttl", "0"], {}),
+        ([], {"HANAFUDA_MAX_WATCHERS": "-1"}),
+        (["--max-watchers", "-5"], {}),
     ],
 )
 def test_bad_values_are_refused(argv: list[str], env: dict[str, str]) -> None:

@@ -524,6 +524,51 @@ async def test_watchers_of_a_game_share_each_step_and_never_another_seats(
         await stream.aclose()
 
 
+async def test_watchers_are_limited_per_process_and_give_their_slots_back() -> None:
+    limited = Referee(MemoryStore(), allow_testing=True, max_watchers=2)
+    created = await limited.CreateGame(scripted_request(), SPECTATOR)
+    game, (t0, t1) = created.game, created.player_tokens
+
+    def watch(caller: Caller = SPECTATOR, name: str = game) -> Any:
+        return limited.WatchGame(service_pb2.WatchGameRequest(game=name), caller)
+
+    first, second = watch(), watch(seat(t0))
+    assert (await anext(first)).version == (await anext(second)).version == 1
+    assert limited.watchers.open == 2
+    error = await refused(anext(watch(seat(t1))), "UNAVAILABLE")
+    assert error.metadata == {"limit": "max_watchers"}
+    # A refused stream holds nothing, whatever refused it.
+    await refused(anext(watch()), "UNAVAILABLE")
+    assert limited.watchers.open == 2
+
+    await first.aclose()
+    assert limited.watchers.open == 1
+    for _ in range(3):
+        await refused(anext(watch(name="NoSuchGame")), "UNKNOWN_GAME")
+    assert limited.watchers.open == 1
+    third = watch(seat(t1))
+    assert (await anext(third)).view.viewer_seat == 1
+    await second.aclose()
+    # A stream that ends with its game gives its slot back too.
+    for token, card in ((t0, 1), (t1, 37), (t0, 9), (t1, 45), (t0, 29)):
+        await submit(limited, game, token, move(PLAY, card))
+    await submit(limited, game, t0, move(STOP))
+    assert [item.version async for item in third] == list(range(2, 8))
+    assert limited.watchers.open == 0
+
+    unlimited = Referee(limited.store, allow_testing=True)
+    streams = [
+        unlimited.WatchGame(service_pb2.WatchGameRequest(game=game), SPECTATOR) for _ in range(50)
+    ]
+    for stream in streams:
+        assert (await anext(stream)).version == 7
+    assert unlimited.watchers.open == 50
+    for stream in streams:
+        await stream.aclose()
+    with pytest.raises(ValueError, match="negative"):
+        Referee(limited.store, max_watchers=-1)
+
+
 async def test_log_hides_the_deals_until_the_end(referee: Referee) -> None:
     created = await referee.CreateGame(scripted_request(), SPECTATOR)
     t1 = created.player_tokens[1]

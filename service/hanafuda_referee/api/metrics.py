@@ -34,6 +34,7 @@ __all__ = [
     "LATENCY_BUCKETS",
     "REJECTIONS",
     "REQUESTS",
+    "WATCHERS",
     "RequestMetrics",
     "record_request",
     "render",
@@ -153,6 +154,10 @@ REJECTIONS = Counter(
 ACTIVE_GAMES = Gauge(
     "hanafuda_active_games",
     "Games held in the store (sampled; approximate on Redis).",
+)
+WATCHERS = Gauge(
+    "hanafuda_watchers",
+    "WatchGame streams (gRPC and Server-Sent Events) this process follows now.",
 )
 HTTP_REQUEST_TIMEOUTS = Counter(
     "hanafuda_http_request_timeouts",

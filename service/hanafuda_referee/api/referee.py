@@ -25,7 +25,7 @@ from hanafuda_referee.api import stateless
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.games import HostedGames, MoveReply, ViewReply
 from hanafuda_referee.api.observability import current, observe
-from hanafuda_referee.api.watching import watch_game
+from hanafuda_referee.api.watching import WatcherSlots, watch_game
 from hanafuda_referee.store import GameStore
 
 __all__ = ["RPC_NAMES", "Referee", "reply_method"]
@@ -85,7 +85,7 @@ def _observed_stream(
     async def wrapper(self: Referee, request: _Req, caller: Caller) -> AsyncGenerator[_Resp, None]:
         # Closing this stream closes the method's at once (``aclosing``): an async generator
         # left by ``async for`` is otherwise closed only when collected, a loop turn or more
-        # later, and the method's stream holds a store subscription until then.
+        # later, and the method's stream holds a watcher slot and a store subscription till then.
         async with contextlib.AsyncExitStack() as stack:
             if current() is None:
                 await stack.enter_async_context(observe(method.__name__, caller))
@@ -101,6 +101,8 @@ class Referee:
 
     ``store``: where hosted games live. ``allow_testing``: accept seeds and prepared deals in
     ``CreateGame``. ``api_key``: when set, ``CreateGame`` needs it (``x-api-key``).
+    ``max_watchers``: the most ``WatchGame`` streams followed at once (0: no limit; see
+    :class:`~.watching.WatcherSlots`).
     """
 
     def __init__(
@@ -110,10 +112,12 @@ class Referee:
         allow_testing: bool = False,
         api_key: str | None = None,
         cache_size: int = 4096,
+        max_watchers: int = 0,
     ) -> None:
         self.games = HostedGames(
             store, allow_testing=allow_testing, api_key=api_key, cache_size=cache_size
         )
+        self.watchers = WatcherSlots(max_watchers)
 
     @property
     def store(self) -> GameStore:
@@ -223,10 +227,12 @@ class Referee:
     async def WatchGame(  # noqa: N802
         self, request: service_pb2.WatchGameRequest, caller: Caller
     ) -> AsyncGenerator[service_pb2.WatchGameResponse, None]:
-        """Follows a game live (resumable from a version)."""
-        async with contextlib.aclosing(watch_game(self.games, request, caller)) as items:
-            async for item in items:
-                yield item
+        """Follows a game live (resumable from a version); refused with ``UNAVAILABLE`` while
+        the process follows as many streams as it may."""
+        with self.watchers.slot():
+            async with contextlib.aclosing(watch_game(self.games, request, caller)) as items:
+                async for item in items:
+                    yield item
 
     @_observed
     async def GetGameLog(  # noqa: N802

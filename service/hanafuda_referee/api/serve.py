@@ -36,7 +36,13 @@ from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.config import Config
 from hanafuda_referee.store import RedisStore, StoreError, open_store
 
-__all__ = ["FULL_COLLECTION_THRESHOLD", "StartupFailed", "serve", "settle_garbage_collector"]
+__all__ = [
+    "FULL_COLLECTION_THRESHOLD",
+    "StartupFailed",
+    "raise_open_file_limit",
+    "serve",
+    "settle_garbage_collector",
+]
 
 _HTTP_MODULE = "hanafuda_referee.api.http_app"
 #: Collections of the middle generation between two full collections (CPython's default: 10).
@@ -62,6 +68,32 @@ def settle_garbage_collector() -> None:
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)
 
+
+def raise_open_file_limit() -> int | None:
+    """Raise the process's soft limit on open files to its hard limit, and return the limit in
+    force (None where the platform has none).
+
+    Every connection holds a file descriptor, a watcher's for as long as it watches, and the
+    soft limit is often 1,024 where the hard one is far higher (systemd's default): a server
+    that kept it would refuse connections long before ``max_watchers``. A process may raise its
+    own soft limit up to the hard one; Go's runtime does so at start for the same reason. An
+    unlimited hard limit is left alone: the kernel refuses "unlimited" as a soft limit.
+    """
+    try:
+        import resource
+    except ImportError:  # not a Unix
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and hard != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+#: Descriptors kept for everything but watchers (the listening sockets, Redis connections,
+#: requests in flight): a watcher limit that leaves fewer under the open-file limit is warned of.
+_SPARE_DESCRIPTORS = 1024
 
 #: uvicorn's HTTP/1.1 parser: httptools (C, a dependency) unless it is missing, then h11 (pure
 #: Python, several times slower per request).
@@ -182,7 +214,20 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         allow_testing=config.allow_testing,
         api_key=config.api_key,
         cache_size=config.game_cache_size,
+        max_watchers=config.max_watchers,
     )
+    open_files = raise_open_file_limit()
+    if (
+        open_files is not None
+        and config.max_watchers
+        and config.max_watchers + _SPARE_DESCRIPTORS > open_files
+    ):
+        logger.warning(
+            "open-file limit below max watchers",
+            open_files=open_files,
+            max_watchers=config.max_watchers,
+            spare=_SPARE_DESCRIPTORS,
+        )
     bench_store: benchmark_endpoints.ProbeWriter | None = None
     if config.benchmark_endpoints:
         if not isinstance(store, benchmark_endpoints.ProbeWriter):
@@ -224,6 +269,7 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         port=port,
         store="redis" if config.redis_url else "memory",
         testing_features=config.allow_testing,
+        open_files=open_files,
         event_loop=type(asyncio.get_running_loop()).__module__.partition(".")[0],
     )
 

@@ -3,18 +3,70 @@ point), then every new version, until the game ends or the caller goes away.
 
 An async generator over :class:`~.games.WatchCursor`, in a module of its own: everything else
 of the hosted games is compiled with mypyc (see setup.py), which compiles no async generator.
+
+:class:`WatcherSlots` bounds how many streams a process follows at once. Watching needs no
+token, and a stream holds a socket, its buffers and a task for as long as the client likes: with
+no bound, a few thousand idle spectators would take the process's file descriptors, and with
+them its Redis connections and every other client's requests.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import contextlib
+from collections.abc import AsyncGenerator, Iterator
 
 from hanafuda.v1 import service_pb2
 
+from hanafuda_referee.api import metrics
 from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.errors import ApiError
 from hanafuda_referee.api.games import HostedGames, store_failures
 
-__all__ = ["watch_game"]
+__all__ = ["WatcherSlots", "watch_game"]
+
+
+class WatcherSlots:
+    """The ``WatchGame`` streams a process follows (:attr:`open`) and the most it may follow at
+    once (:attr:`limit`; 0: no limit). A stream over the limit is refused with ``UNAVAILABLE``
+    (503), which tells a client to retry later, or on another replica.
+
+    >>> slots = WatcherSlots(1)
+    >>> with slots.slot():
+    ...     slots.open
+    1
+    >>> with slots.slot(), slots.slot():
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    hanafuda_referee.api.errors.ApiError: too many watchers on this server; retry later
+    >>> slots.open
+    0
+    """
+
+    __slots__ = ("limit", "open")
+
+    def __init__(self, limit: int = 0) -> None:
+        if limit < 0:
+            raise ValueError("a watcher limit cannot be negative")
+        self.limit = limit
+        self.open = 0
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold one slot for the ``with`` block, or raise the refusal when none is free."""
+        if self.limit and self.open >= self.limit:
+            raise ApiError(
+                "UNAVAILABLE",
+                "too many watchers on this server; retry later",
+                {"limit": "max_watchers"},
+            )
+        self.open += 1
+        metrics.WATCHERS.inc()
+        try:
+            yield
+        finally:
+            self.open -= 1
+            metrics.WATCHERS.dec()
 
 
 async def watch_game(
