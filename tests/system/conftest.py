@@ -6,7 +6,8 @@ test gets a key prefix ``test-<uuid>:`` of its own and every key under it is del
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,30 @@ def key_prefix() -> Iterator[str]:
 
 def redis_env(prefix: str, url: str = SHARED_REDIS_URL) -> dict[str, str]:
     return {"REDIS_URL": url, "HANAFUDA_KEY_PREFIX": prefix}
+
+
+@contextmanager
+def own_referee(
+    directory: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    flags: Sequence[str] = (),
+    allow_testing: bool = True,
+    name: str = "referee",
+) -> Iterator[RefereeProcess]:
+    """A service process on the shared Redis, under a key prefix of its own that is emptied
+    afterwards; ``env`` adds variables, the rest is as :class:`RefereeProcess` takes it."""
+    with (
+        owned_prefix() as prefix,
+        RefereeProcess(
+            directory,
+            env={**redis_env(prefix), **(env or {})},
+            flags=flags,
+            allow_testing=allow_testing,
+            name=name,
+        ) as process,
+    ):
+        yield process
 
 
 @pytest.fixture
@@ -50,8 +75,5 @@ def module_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Referee
     """One service process shared by a module's tests (testing features on), under a key prefix
     of the module's own that is emptied afterwards. For tests whose games cannot disturb each
     other: each creates its own games."""
-    with (
-        owned_prefix() as prefix,
-        RefereeProcess(tmp_path_factory.mktemp("referee"), env=redis_env(prefix)) as process,
-    ):
+    with own_referee(tmp_path_factory.mktemp("referee")) as process:
         yield process

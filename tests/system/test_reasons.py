@@ -24,10 +24,9 @@ from hanafuda_referee.api.errors import DOMAIN, STATUS
 from tests.service.conftest import cards, scripted_request
 
 from .clients import GrpcClient, HttpClient, Refused, open_client, refusal_of
-from .conftest import redis_env
+from .conftest import own_referee
 from .playing import CHOOSE, KOIKOI, PLAY, SAGE, STOP, move
 from .processes import RefereeProcess
-from .shared_redis import owned_prefix
 
 API_KEY = "system-test-key"
 
@@ -102,15 +101,12 @@ def test_the_status_table_is_the_same_in_docs_code_and_proto() -> None:
 @pytest.fixture(scope="module")
 def strict_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
     """A process as in production: an API key for creating games, no testing features."""
-    with (
-        owned_prefix() as prefix,
-        RefereeProcess(
-            tmp_path_factory.mktemp("strict"),
-            env={**redis_env(prefix), "HANAFUDA_API_KEY": API_KEY},
-            allow_testing=False,
-            name="strict",
-        ) as process,
-    ):
+    with own_referee(
+        tmp_path_factory.mktemp("strict"),
+        env={"HANAFUDA_API_KEY": API_KEY},
+        allow_testing=False,
+        name="strict",
+    ) as process:
         yield process
 
 

@@ -13,9 +13,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from .conftest import redis_env
+from .conftest import own_referee
 from .processes import RefereeProcess
-from .shared_redis import owned_prefix
 
 #: The request timeout the server runs with, in seconds.
 TIMEOUT = 1.0
@@ -25,14 +24,9 @@ PATIENCE = TIMEOUT + 4.0
 
 @pytest.fixture(scope="module")
 def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
-    with (
-        owned_prefix() as prefix,
-        RefereeProcess(
-            tmp_path_factory.mktemp("strict"),
-            env=redis_env(prefix),
-            flags=["--request-timeout", str(TIMEOUT)],
-        ) as process,
-    ):
+    with own_referee(
+        tmp_path_factory.mktemp("strict"), flags=["--request-timeout", str(TIMEOUT)]
+    ) as process:
         yield process
 
 

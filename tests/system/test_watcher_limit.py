@@ -21,9 +21,8 @@ import pytest
 from hanafuda.v1 import rules_pb2, service_pb2
 
 from .clients import Client, Refused, connect, expected_status
-from .conftest import redis_env
+from .conftest import own_referee
 from .processes import RefereeProcess
-from .shared_redis import owned_prefix
 
 #: The limit the process runs with.
 LIMIT = 2
@@ -33,14 +32,9 @@ PATIENCE = 10.0
 
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
-    with (
-        owned_prefix() as prefix,
-        RefereeProcess(
-            tmp_path_factory.mktemp("limited"),
-            env=redis_env(prefix),
-            flags=["--max-watchers", str(LIMIT)],
-        ) as process,
-    ):
+    with own_referee(
+        tmp_path_factory.mktemp("limited"), flags=["--max-watchers", str(LIMIT)]
+    ) as process:
         yield process
 
 
@@ -159,14 +153,7 @@ def test_the_soft_open_file_limit_is_raised_to_the_hard_one() -> None:
 
 def test_a_watcher_limit_above_the_open_file_limit_is_warned_of(tmp_path: Path) -> None:
     """A process whose watchers could never all connect says so at start."""
-    with (
-        owned_prefix() as prefix,
-        RefereeProcess(
-            tmp_path,
-            env=redis_env(prefix),
-            flags=["--max-watchers", "100000000"],
-        ) as process,
-    ):
+    with own_referee(tmp_path, flags=["--max-watchers", "100000000"]) as process:
         records = process.log_records()
     warnings = [r for r in records if r.get("event") == "open-file limit below max watchers"]
     (listening,) = [r for r in records if r.get("event") == "grpc listening"]
