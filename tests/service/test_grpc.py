@@ -294,6 +294,45 @@ async def test_health_and_reflection(channel: grpc.aio.Channel) -> None:
     assert SERVICE_NAME in names and "grpc.health.v1.Health" in names
 
 
+async def test_connections_without_a_call_are_closed_after_the_idle_timeout() -> None:
+    referee = Referee(MemoryStore(), allow_testing=True)
+    server = GrpcServer(referee, host="127.0.0.1", port=0, idle_timeout=0.3)
+    port = await server.start()
+    # A pool of its own per channel: one connection each.
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    quiet = grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options)
+    watching = grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options)
+    try:
+        stub = service_pb2_grpc.RefereeServiceStub(quiet)
+        created = await stub.CreateGame(scripted_request())
+        stream = service_pb2_grpc.RefereeServiceStub(watching).WatchGame(
+            service_pb2.WatchGameRequest(game=created.game)
+        )
+        first = await stream.read()
+        assert isinstance(first, service_pb2.WatchGameResponse) and first.version == 1
+        assert quiet.get_state() == watching.get_state() == grpc.ChannelConnectivity.READY
+
+        async with asyncio.timeout(10):
+            while quiet.get_state() == grpc.ChannelConnectivity.READY:
+                await asyncio.sleep(0.05)
+        assert quiet.get_state() == grpc.ChannelConnectivity.IDLE
+        # A connection with a call in flight is not idle, however long the call.
+        await asyncio.sleep(1.0)
+        assert watching.get_state() == grpc.ChannelConnectivity.READY
+        # The quiet client simply reconnects at its next call, and the watch goes on.
+        await stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(game=created.game, move=play(1)),
+            metadata=bearer(created.player_tokens[0]),
+        )
+        second = await stream.read()
+        assert isinstance(second, service_pb2.WatchGameResponse) and second.version == 2
+        stream.cancel()
+    finally:
+        await quiet.close()
+        await watching.close()
+        await server.stop(0)
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

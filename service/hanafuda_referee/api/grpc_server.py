@@ -48,6 +48,7 @@ from hanafuda_referee.api.referee import Referee, reply_method
 
 __all__ = [
     "HARD_CAP_FACTOR",
+    "IDLE_TIMEOUT",
     "SERVICE_NAME",
     "GrpcServer",
     "caller_from_metadata",
@@ -63,6 +64,10 @@ _MAX_SEND_BYTES = 64 * 1024 * 1024
 #: but under this cap reaches our deserializer and is refused with a proper reason; the cap still
 #: keeps a huge request from being buffered whole.
 HARD_CAP_FACTOR = 4
+#: Seconds a connection may go without a call before the server closes it. Channels are meant
+#: to live long, so far longer than HTTP's keep-alive (uvicorn's 5 s): a client that calls
+#: every few minutes keeps its connection, one that went quiet reconnects at its next call.
+IDLE_TIMEOUT = 300.0
 
 
 def error_status(error: ApiError) -> status_pb2.Status:
@@ -234,7 +239,8 @@ class GrpcServer:
     ``port`` 0 picks a free port (see :attr:`port` after :meth:`start`). A RefereeService
     request over ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE``. A client that has
     not opened its HTTP/2 session ``connect_timeout`` seconds after connecting is disconnected
-    (0: grpc's default, 120 s).
+    (0: grpc's default, 120 s). A connection with no call in flight for ``idle_timeout``
+    seconds is closed (0: never).
     ``extra_handlers`` serve further services on the same port (the benchmark endpoints).
     """
 
@@ -246,6 +252,7 @@ class GrpcServer:
         port: int = 50051,
         max_request_bytes: int = 1024 * 1024,
         connect_timeout: float = 0.0,
+        idle_timeout: float = IDLE_TIMEOUT,
         extra_handlers: tuple[grpc.GenericRpcHandler, ...] = (),
     ) -> None:
         self._referee = referee
@@ -257,9 +264,18 @@ class GrpcServer:
             if connect_timeout > 0
             else []
         )
+        # A connection is otherwise held while it has no call for as long as its client likes:
+        # grpc pings a peer only while calls are in flight, so even a dead one would stay.
+        # Closing it sends GOAWAY, upon which a client's channel reconnects at its next call.
+        idle = (
+            [("grpc.max_connection_idle_ms", max(1, round(idle_timeout * 1000)))]
+            if idle_timeout > 0
+            else []
+        )
         self._server = grpc.aio.server(
             options=[
                 *handshake,
+                *idle,
                 # Our handler refuses what is over the limit (see HARD_CAP_FACTOR); grpc takes
                 # a C int here.
                 (
