@@ -62,6 +62,12 @@ class GameAdapter(Protocol[State]):
         engine's refusal (the state is a value, so a refused move changes nothing)."""
         ...
 
+    def advance(self, state: State, seat: int, move: Move) -> State:
+        """The state :meth:`apply` gives, without encoding the move's events: replaying a
+        logged move (a retry's answer, a resumed watch) needs only the state, the log holding
+        the events already."""
+        ...
+
     def legal_moves(self, state: State, seat: int) -> list[Move]:
         """The moves ``seat`` may make now (empty when it is not the seat to act)."""
         ...

@@ -162,8 +162,7 @@ def _state_after(adapter: GameAdapter[Any], state: Any, header: _Header) -> Any:
     with engine_refusals():
         if header.move is None or header.seat is None:
             return adapter.decode_state(header.initial_state)
-        after, _ = adapter.apply(state, header.seat, header.move)
-        return after
+        return adapter.advance(state, header.seat, header.move)
 
 
 def _read_uint(data: bytes, pos: int) -> tuple[int, int]:

@@ -589,6 +589,10 @@ class HachiHachiAdapter:
         after, events = apply(state, seat, move)
         return after, encode_events(move, events)
 
+    def advance(self, state: HachiHachiState, seat: int, move: Move) -> HachiHachiState:
+        """See :meth:`.adapters.GameAdapter.advance`."""
+        return apply(state, seat, move)[0]
+
     def legal_moves(self, state: HachiHachiState, seat: int) -> list[Move]:
         """See :meth:`.adapters.GameAdapter.legal_moves`."""
         return list(legal_moves(state, seat))

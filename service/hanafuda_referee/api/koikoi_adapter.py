@@ -579,6 +579,10 @@ class KoiKoiAdapter:
         after, events = apply(state, seat, move)
         return after, encode_events(state, after, move, events)
 
+    def advance(self, state: KoiKoiState, seat: int, move: Move) -> KoiKoiState:
+        """See :meth:`.adapters.GameAdapter.advance`."""
+        return apply(state, seat, move)[0]
+
     def legal_moves(self, state: KoiKoiState, seat: int) -> list[Move]:
         """See :meth:`.adapters.GameAdapter.legal_moves`."""
         return legal_moves(state, seat)
