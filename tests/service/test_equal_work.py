@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 from hanafuda.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2
@@ -358,10 +358,19 @@ class Tally:
     others_compared: int = 0
 
 
+class Comparable(Protocol):
+    """A twin: it takes out of an answer what differs between twins by construction."""
+
+    def same(self, result: Any) -> Any: ...
+
+
+_Twin = TypeVar("_Twin", bound=Comparable)
+
+
 async def same_work(
-    twins: Sequence[Twin],
+    twins: Sequence[_Twin],
     tally: Tally,
-    call: Callable[[Twin], Awaitable[Any]],
+    call: Callable[[_Twin], Awaitable[Any]],
     what: str,
 ) -> Any:
     """Runs ``call``, a request that changes nothing, on both twins: the same answer and the
