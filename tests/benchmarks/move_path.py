@@ -46,6 +46,7 @@ from typing import Any
 
 from google.protobuf import json_format
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
+from tests.asgi import AsgiCaller
 from tests.interpreted import is_interpreted
 
 from hanafuda_referee.api import benchmark_endpoints
@@ -154,54 +155,11 @@ async def replay(
     return wall, cpu, count
 
 
-class _AsgiCaller:
-    """Calls an ASGI app in process with one complete request; keeps the response's status."""
-
-    def __init__(self, app: Any) -> None:
-        self._app = app
-        self.status = 0
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            self.status = message["status"]
-
-    async def __call__(
-        self, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes = b""
-    ) -> int:
-        received = False
-
-        async def receive() -> dict[str, Any]:
-            nonlocal received
-            if received:
-                return {"type": "http.disconnect"}
-            received = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0", "spec_version": "2.3"},
-            "http_version": "1.1",
-            "method": method,
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": b"",
-            "root_path": "",
-            "headers": [(b"host", b"bench"), *headers],
-            "client": ("127.0.0.1", 40000),
-            "server": ("127.0.0.1", 8080),
-            "state": {},
-        }
-        self.status = 0
-        await self._app(scope, receive, self._send)
-        return self.status
-
-
 async def replay_http(
     referee: Referee, app: Any, recorded: list[Recorded], kind: str
 ) -> tuple[float, float, int]:
     """:func:`replay` through the HTTP app: each move a ``POST /v1/games/{game}/moves``."""
-    call = _AsgiCaller(app)
+    call = AsgiCaller(app)
     wall = cpu = 0.0
     count = 0
     for n, (seed, moves) in enumerate(recorded):
@@ -231,7 +189,7 @@ async def replay_http(
 
 async def noop_http(app: Any, requests: int = 20_000) -> float:
     """CPU microseconds per ``GET /bench/noop`` through the HTTP app."""
-    call = _AsgiCaller(app)
+    call = AsgiCaller(app)
     start = time.process_time()
     for _ in range(requests):
         if await call("GET", benchmark_endpoints.NOOP_PATH, []) != 204:

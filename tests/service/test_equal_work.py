@@ -344,6 +344,33 @@ def shuffled_twin(played: Opening, rng: random.Random) -> list[Deal] | None:
     return None
 
 
+@dataclass(frozen=True)
+class TwinPair:
+    """A game's opening, and the creation request of its twin."""
+
+    played: Opening
+    twin_request: service_pb2.CreateGameRequest
+    #: The prepared deals that differ between the twins.
+    rounds_changed: int
+
+
+def twin_pair(case: Case, seed: int, seat: int | None, rng: random.Random) -> TwinPair | None:
+    """The twin games of ``case`` for ``seat`` (None: a spectator) with this seed; None when
+    the seed gives no usable pair."""
+    played = opening(case, seed, seat, rng)
+    if played is None or len(played.hidden[1]) < 2:
+        return None
+    twin_deals = shuffled_twin(played, rng)
+    if twin_deals is None:
+        return None
+    twin_request = service_pb2.CreateGameRequest()
+    twin_request.CopyFrom(played.request)
+    del twin_request.prepared_deals[:]
+    twin_request.prepared_deals.extend(deal_to_proto(deal) for deal in twin_deals)
+    changed = sum(a != b for a, b in zip(played.deals, twin_deals, strict=True))
+    return TwinPair(played, twin_request, changed)
+
+
 @dataclass
 class Tally:
     """What was compared, to show that the comparisons happened and the detector works."""
@@ -416,18 +443,12 @@ async def play_twins(case: Case, seed: int, seat: int | None, tally: Tally) -> b
     """Plays one pair of twin games for ``seat`` (None: a spectator), comparing its requests
     at every version; False when the seed gives no usable pair."""
     rng = random.Random(f"{case.name}-{seed}-{seat}")
-    played = opening(case, seed, seat, rng)
-    if played is None or len(played.hidden[1]) < 2:
+    pair = twin_pair(case, seed, seat, rng)
+    if pair is None:
         return False
-    twin_deals = shuffled_twin(played, rng)
-    if twin_deals is None:
-        return False
-    twin_request = service_pb2.CreateGameRequest()
-    twin_request.CopyFrom(played.request)
-    del twin_request.prepared_deals[:]
-    twin_request.prepared_deals.extend(deal_to_proto(deal) for deal in twin_deals)
-    twins = [await new_twin(played.request), await new_twin(twin_request)]
-    tally.rounds_changed += sum(a != b for a, b in zip(played.deals, twin_deals, strict=True)) > 1
+    played = pair.played
+    twins = [await new_twin(played.request), await new_twin(pair.twin_request)]
+    tally.rounds_changed += pair.rounds_changed > 1
 
     async def view(twin: Twin, as_seat: int | None, form: Any) -> Any:
         request = service_pb2.GetGameRequest(game=twin.game_id)

@@ -32,14 +32,14 @@ from google.protobuf import json_format
 from hanafuda.v1 import moves_pb2, service_pb2, service_pb2_grpc
 
 from hanafuda_referee.api import http_app, observability
-from hanafuda_referee.api.convert import deal_to_proto
 from hanafuda_referee.api.games import HostedGames
 from hanafuda_referee.api.grpc_server import GrpcServer
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
+from tests.asgi import AsgiCaller
 
 from . import test_equal_work as equal_work
-from .test_equal_work import CASES, Tally, opening, same_work, shuffled_twin, traced
+from .test_equal_work import CASES, Tally, same_work, traced, twin_pair
 from .test_observability import Configure, written
 from .test_observability import configure as configure  # the fixture, for this module
 
@@ -78,9 +78,10 @@ class HttpTwin:
     transport = "http"
 
     def __init__(self) -> None:
-        self.app: Any = http_app.create_app(
+        app = http_app.create_app(
             _twin_referee(), SimpleNamespace(max_request_bytes=1 << 20, cors_origins=())
         )
+        self.caller = AsgiCaller(app, keep_body=True)
         self.game_id = ""
         self.tokens: list[str] = []
 
@@ -88,46 +89,13 @@ class HttpTwin:
         self, method: str, path: str, token: str | None = None, body: bytes = b""
     ) -> tuple[int, bytes]:
         """One request, whole: its status and body."""
-        headers = [(b"host", b"twin"), (b"x-request-id", b"equal-work"), *_JSON]
+        headers = [(b"x-request-id", b"equal-work"), *_JSON]
         if token is not None:
             headers.append((b"authorization", f"Bearer {token}".encode()))
         if body:
             headers.append((b"content-length", str(len(body)).encode()))
-        sent: list[bytes] = []
-        status = 0
-        received = False
-
-        async def receive() -> dict[str, Any]:
-            nonlocal received
-            if received:
-                return {"type": "http.disconnect"}
-            received = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        async def send(message: dict[str, Any]) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body":
-                sent.append(message.get("body", b""))
-
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0", "spec_version": "2.3"},
-            "http_version": "1.1",
-            "method": method,
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": b"",
-            "root_path": "",
-            "headers": headers,
-            "client": ("127.0.0.1", 40000),
-            "server": ("127.0.0.1", 8080),
-            "state": {},
-        }
-        await self.app(scope, receive, send)
-        return status, b"".join(sent)
+        status = await self.caller(method, path, headers, body)
+        return status, self.caller.body
 
     async def create(self, request: service_pb2.CreateGameRequest) -> None:
         status, body = await self.call(
@@ -267,21 +235,14 @@ async def play_transport_twins(
     """One pair of twin games for ``seat`` (None: a spectator), as in
     :func:`tests.service.test_equal_work.play_twins`, through ``transport``."""
     rng = random.Random(f"{transport}-{case.name}-{seed}-{seat}")
-    played = opening(case, seed, seat, rng)
-    if played is None or len(played.hidden[1]) < 2:
+    pair = twin_pair(case, seed, seat, rng)
+    if pair is None:
         return False
-    twin_deals = shuffled_twin(played, rng)
-    if twin_deals is None:
-        return False
-    twin_request = service_pb2.CreateGameRequest()
-    twin_request.CopyFrom(played.request)
-    del twin_request.prepared_deals[:]
-    twin_request.prepared_deals.extend(deal_to_proto(deal) for deal in twin_deals)
     twins: list[Any] = [_TWINS[transport](), _TWINS[transport]()]
     try:
-        await twins[0].create(played.request)
-        await twins[1].create(twin_request)
-        await _compare(twins, played, seat, rng, tally)
+        await twins[0].create(pair.played.request)
+        await twins[1].create(pair.twin_request)
+        await _compare(twins, pair.played, seat, rng, tally)
     finally:
         for twin in twins:
             await twin.close()
