@@ -12,11 +12,11 @@ the stock (Koi-Koi's play goes on into a second prepared deal, so that replays d
 hand too). The same moves are then played in both. At every version the seat reads its view
 (and, at some versions, its log or a watch resumed from the start), retries its last move, and
 sends moves that are refused: cards it does not hold, a target that is not on the field, a
-decision not pending. Each request must give the same answer in both twins, byte for byte, and
-its second run must go through **the same lines of the package's code in the same order**
-(``sys.settrace``): no loop, branch or early exit of the referee, the rules, the store or the
-writers of answers depends on what the seat cannot see. The seat's own accepted moves must
-give the same answers.
+decision not pending (a spectator, any move: it has no token). Each request must give the same
+answer in both twins, byte for byte, and its second run must go through **the same lines of the
+package's code in the same order** (``sys.settrace``): no loop, branch or early exit of the
+referee, the rules, the store or the writers of answers depends on what the seat cannot see.
+The seat's own accepted moves must give the same answers.
 
 The detector is checked as well: the view of a seat whose hand differs between the twins takes
 other paths (its legal moves are found from its hand), and the test requires that it sees them.
@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import pytest
 from hanafuda.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2
@@ -158,14 +158,49 @@ def _card(number: int) -> cards_pb2.Card.ValueType:
 
 @dataclass
 class Twin:
-    """One of the two games, on its own store and referee."""
+    """One of the two games, on its own store and referee, asked through the hosted-games
+    layer (the transports' twins, in :mod:`.test_equal_work_transports`, ask the same)."""
 
     games: HostedGames
     game_id: str
     tokens: list[str]
 
+    #: The forms its views are read in (the transports' twins read their own).
+    forms: ClassVar[tuple[Any, ...]] = (JSON, WIRE)
+    #: Whether it is asked for watches resumed from the start.
+    watches: ClassVar[bool] = True
+
     def caller(self, seat: int | None) -> Caller:
         return Caller() if seat is None else Caller(token=self.tokens[seat])
+
+    async def view(self, seat: int | None, form: Any) -> Any:
+        request = service_pb2.GetGameRequest(game=self.game_id)
+        return (await self.games.get(request, self.caller(seat))).written(form)
+
+    async def log(self, seat: int | None) -> Any:
+        request = service_pb2.GetGameLogRequest(game=self.game_id)
+        return await self.games.log(request, self.caller(seat))
+
+    async def watch(self, seat: int | None, items: int) -> list[bytes]:
+        """A watch resumed from the first version, read for ``items`` items."""
+        request = service_pb2.WatchGameRequest(game=self.game_id, from_version=1)
+        stream = watch_game(self.games, request, self.caller(seat))
+        read: list[bytes] = []
+        try:
+            while len(read) < items:
+                read.append((await anext(stream)).SerializeToString())
+        finally:
+            await stream.aclose()
+        return read
+
+    async def submit(self, seat: int | None, move: moves_pb2.Move, request_id: str = "") -> Any:
+        """The move's answer in JSON; a refusal is raised (:func:`traced` returns it)."""
+        request = service_pb2.SubmitMoveRequest(game=self.game_id, move=move, request_id=request_id)
+        return (await self.games.submit(request, self.caller(seat))).written(JSON)
+
+    @staticmethod
+    def accepted(answer: Any) -> bool:
+        return not isinstance(answer, ApiError)
 
     def same(self, result: Any) -> Any:
         """An answer with what differs by construction (the random game id) taken out."""
@@ -394,6 +429,24 @@ class Comparable(Protocol):
 _Twin = TypeVar("_Twin", bound=Comparable)
 
 
+class Asked(Comparable, Protocol):
+    """A twin as :func:`compare_moves` asks it: :class:`Twin`, or a transport's."""
+
+    forms: ClassVar[tuple[Any, ...]]
+    watches: ClassVar[bool]
+
+    async def view(self, seat: int | None, form: Any) -> Any: ...
+
+    async def log(self, seat: int | None) -> Any: ...
+
+    async def watch(self, seat: int | None, items: int) -> Any: ...
+
+    async def submit(self, seat: int | None, move: moves_pb2.Move, request_id: str = "") -> Any: ...
+
+    @staticmethod
+    def accepted(answer: Any) -> bool: ...
+
+
 async def same_work(
     twins: Sequence[_Twin],
     tally: Tally,
@@ -446,82 +499,84 @@ async def play_twins(case: Case, seed: int, seat: int | None, tally: Tally) -> b
     pair = twin_pair(case, seed, seat, rng)
     if pair is None:
         return False
-    played = pair.played
-    twins = [await new_twin(played.request), await new_twin(pair.twin_request)]
+    twins = [await new_twin(pair.played.request), await new_twin(pair.twin_request)]
     tally.rounds_changed += pair.rounds_changed > 1
+    await compare_moves(twins, case, pair.played, seat, rng, tally)
+    return True
 
-    async def view(twin: Twin, as_seat: int | None, form: Any) -> Any:
-        request = service_pb2.GetGameRequest(game=twin.game_id)
-        return (await twin.games.get(request, twin.caller(as_seat))).written(form)
 
-    async def log(twin: Twin) -> Any:
-        request = service_pb2.GetGameLogRequest(game=twin.game_id)
-        return await twin.games.log(request, twin.caller(seat))
+def refused_moves(
+    case: Case, state: Any, seat: int | None, hidden: Sequence[int], rng: random.Random
+) -> list[moves_pb2.Move]:
+    """Moves ``seat`` is refused now, named with cards it cannot see: a card it does not hold,
+    a target not on the field, its own card with such a target, a decision not pending. A
+    spectator is refused any move (it has no token): a card it cannot see."""
+    probes = rng.sample(list(hidden), 2)
+    refused = [moves_pb2.Move(kind=_PLAY, card=_card(probes[0]))]
+    if seat is None:
+        return refused
+    refused.append(moves_pb2.Move(kind=_CHOOSE, target=_card(probes[1])))
+    own = sorted(c for c in range(1, 49) if state.hands[seat] >> c & 1)
+    if own:
+        card, target = _card(rng.choice(own)), _card(probes[0])
+        refused.append(moves_pb2.Move(kind=_PLAY, card=card, target=target))
+    legal = {int(m.kind) for m in case.engine.legal_moves(state, seat)}
+    decision = rng.choice([k for k in _DECISIONS if k not in legal])
+    refused.append(moves_pb2.Move(kind=decision))
+    return refused
 
-    async def watch(twin: Twin, items: int) -> Any:
-        """A watch resumed from the first version, read up to the current one."""
-        request = service_pb2.WatchGameRequest(game=twin.game_id, from_version=1)
-        stream = watch_game(twin.games, request, twin.caller(seat))
-        read: list[bytes] = []
-        try:
-            while len(read) < items:
-                read.append((await anext(stream)).SerializeToString())
-        finally:
-            await stream.aclose()
-        return read
 
-    async def submit(twin: Twin, as_seat: int, move: moves_pb2.Move, request_id: str = "") -> Any:
-        request = service_pb2.SubmitMoveRequest(game=twin.game_id, move=move, request_id=request_id)
-        return (await twin.games.submit(request, twin.caller(as_seat))).written(JSON)
-
+async def compare_moves(
+    twins: Sequence[Asked],
+    case: Case,
+    played: Opening,
+    seat: int | None,
+    rng: random.Random,
+    tally: Tally,
+) -> None:
+    """Plays ``played``'s moves in both twins and, at every version, compares the requests
+    ``seat`` can repeat: its views, its log, a watch resumed from the start (where the twins
+    take watches), refused moves and a retry of its last accepted move."""
+    ask = type(twins[0])
     # The seat's last accepted move, retried at every version after it: answered by replaying
     # the log, whatever the game's state now.
-    retry: Callable[[Twin], Awaitable[Any]] | None = None
+    retry: Callable[[Any], Awaitable[Any]] | None = None
 
     for number, (mover, move) in enumerate(played.moves):
         version = played.truth.steps[number + 1].after
-        for form in (JSON, WIRE):
-            read = functools.partial(view, as_seat=seat, form=form)
+        for form in ask.forms:
+            read = functools.partial(ask.view, seat=seat, form=form)
             await same_work(twins, tally, read, f"view at move {number}")
         if number % 4 == 0:
+            log = functools.partial(ask.log, seat=seat)
             await same_work(twins, tally, log, f"log at move {number}")
-        if number % 4 == 1:
-            resumed = functools.partial(watch, items=number)
+        if number % 4 == 1 and ask.watches:
+            resumed = functools.partial(ask.watch, seat=seat, items=number)
             await same_work(twins, tally, resumed, f"watch at move {number}")
         hidden = sorted(played.hidden.get(version.round, ()))
-        if seat is not None and len(hidden) >= 2:
-            probes = rng.sample(hidden, 2)
-            own = sorted(c for c in range(1, 49) if version.hands[seat] >> c & 1)
-            refused = [moves_pb2.Move(kind=_PLAY, card=_card(probes[0]))]
-            refused.append(moves_pb2.Move(kind=_CHOOSE, target=_card(probes[1])))
-            if own:
-                card, target = _card(rng.choice(own)), _card(probes[0])
-                refused.append(moves_pb2.Move(kind=_PLAY, card=card, target=target))
-            legal = {int(m.kind) for m in case.engine.legal_moves(version, seat)}
-            decision = rng.choice([k for k in _DECISIONS if k not in legal])
-            refused.append(moves_pb2.Move(kind=decision))
-            for probe in refused:
-                send = functools.partial(submit, as_seat=seat, move=probe)
+        if len(hidden) >= 2:
+            for probe in refused_moves(case, version, seat, hidden, rng):
+                send = functools.partial(ask.submit, seat=seat, move=probe)
                 answer = await same_work(twins, tally, send, f"{probe} at {number}")
-                assert isinstance(answer, ApiError), f"{probe} was taken at move {number}"
+                assert not ask.accepted(answer), f"{probe} was taken at move {number}"
                 tally.refusals += 1
         # The detector: the seat to act, when its hand differs between the twins.
         if mover != seat:
-            results = [await traced(functools.partial(view, t, mover, JSON)) for t in twins]
+            results = [await traced(functools.partial(t.view, mover, ask.forms[0])) for t in twins]
             tally.others_compared += 1
             tally.others_differing += results[0][1] != results[1][1]
         if retry is not None:
             await same_work(twins, tally, retry, f"retry at move {number}")
             tally.retries += 1
         request_id = f"move-{number}"
-        answers = [await submit(twin, mover, move, request_id) for twin in twins]
+        answers = [await twin.submit(mover, move, request_id) for twin in twins]
+        assert all(ask.accepted(answer) for answer in answers), f"move {number}: {answers}"
         if mover == seat:
             # Its answer, byte for byte. Its work is compared in its retries, which replay it
             # (an accepted move cannot be repeated; its retries can).
             assert twins[0].same(answers[0]) == twins[1].same(answers[1]), f"move {number}"
             tally.own_moves += 1
-            retry = functools.partial(submit, as_seat=mover, move=move, request_id=request_id)
-    return True
+            retry = functools.partial(ask.submit, seat=mover, move=move, request_id=request_id)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

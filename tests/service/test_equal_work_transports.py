@@ -18,13 +18,12 @@ between the twins, as they do between any two games: they are random, of one len
 from __future__ import annotations
 
 import asyncio
-import functools
 import io
 import json
 import random
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import grpc
 import pytest
@@ -39,7 +38,7 @@ from hanafuda_referee.store import MemoryStore
 from tests.asgi import AsgiCaller
 
 from . import test_equal_work as equal_work
-from .test_equal_work import CASES, Tally, same_work, traced, twin_pair
+from .test_equal_work import CASES, Tally, compare_moves, twin_pair
 from .test_observability import Configure, written
 from .test_observability import configure as configure  # the fixture, for this module
 
@@ -76,6 +75,9 @@ class HttpTwin:
     """One twin game on a referee of its own, reached through the HTTP app."""
 
     transport = "http"
+    #: Its views are JSON; watches are Server-Sent Events, left out here.
+    forms: ClassVar[tuple[Any, ...]] = ("json",)
+    watches: ClassVar[bool] = False
 
     def __init__(self) -> None:
         app = http_app.create_app(
@@ -108,8 +110,11 @@ class HttpTwin:
     def token(self, seat: int | None) -> str | None:
         return None if seat is None else self.tokens[seat]
 
-    async def view(self, seat: int | None) -> tuple[int, bytes]:
+    async def view(self, seat: int | None, form: Any = "json") -> tuple[int, bytes]:
         return await self.call("GET", f"/v1/games/{self.game_id}", self.token(seat))
+
+    async def watch(self, seat: int | None, items: int) -> Any:
+        raise NotImplementedError("not asked (watches is False)")
 
     async def log(self, seat: int | None) -> tuple[int, bytes]:
         return await self.call("GET", f"/v1/games/{self.game_id}/log", self.token(seat))
@@ -139,6 +144,9 @@ class GrpcTwin:
     of its own."""
 
     transport = "grpc"
+    #: Its views are protobuf; watches are streams, left out here.
+    forms: ClassVar[tuple[Any, ...]] = ("protobuf",)
+    watches: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.server = GrpcServer(_twin_referee(), host="127.0.0.1", port=0)
@@ -182,8 +190,11 @@ class GrpcTwin:
         self.handlers_awaited += len(handlers)
         return result
 
-    async def view(self, seat: int | None) -> tuple[str, bytes]:
+    async def view(self, seat: int | None, form: Any = "protobuf") -> tuple[str, bytes]:
         return await self.call("GetGame", service_pb2.GetGameRequest(game=self.game_id), seat)
+
+    async def watch(self, seat: int | None, items: int) -> Any:
+        raise NotImplementedError("not asked (watches is False)")
 
     async def log(self, seat: int | None) -> tuple[str, bytes]:
         request = service_pb2.GetGameLogRequest(game=self.game_id)
@@ -242,55 +253,12 @@ async def play_transport_twins(
     try:
         await twins[0].create(pair.played.request)
         await twins[1].create(pair.twin_request)
-        await _compare(twins, pair.played, seat, rng, tally)
+        await compare_moves(twins, case, pair.played, seat, rng, tally)
     finally:
         for twin in twins:
             await twin.close()
             tally.handlers_awaited += getattr(twin, "handlers_awaited", 0)
     return True
-
-
-async def _compare(
-    twins: list[Any], played: Any, seat: int | None, rng: random.Random, tally: Tally
-) -> None:
-    """Every move of ``played`` in both twins, and the seat's repeatable requests compared
-    before each."""
-    retry: Any = None
-    for number, (mover, move) in enumerate(played.moves):
-        version = played.truth.steps[number + 1].after
-        view = functools.partial(type(twins[0]).view, seat=seat)
-        await same_work(twins, tally, view, f"view at move {number}")
-        if number % 4 == 0:
-            log = functools.partial(type(twins[0]).log, seat=seat)
-            await same_work(twins, tally, log, f"log at move {number}")
-        hidden = sorted(played.hidden.get(version.round, ()))
-        if len(hidden) >= 2:
-            probe = moves_pb2.Move(
-                kind=moves_pb2.MOVE_KIND_PLAY,
-                card=rng.choice(hidden),
-            )
-            # A seat plays a card it does not hold; a spectator, a move without a token.
-            refused = functools.partial(type(twins[0]).submit, seat=seat, move=probe)
-            answer = await same_work(twins, tally, refused, f"{probe} at {number}")
-            assert not twins[0].accepted(answer), f"{probe} was taken at move {number}"
-            tally.refusals += 1
-        # The detector: the view of the seat to act, whose hand differs between the twins.
-        if mover != seat:
-            results = [await traced(functools.partial(t.view, mover)) for t in twins]
-            tally.others_compared += 1
-            tally.others_differing += results[0][1] != results[1][1]
-        if retry is not None:
-            await same_work(twins, tally, retry, f"retry at move {number}")
-            tally.retries += 1
-        request_id = f"move-{number}"
-        answers = [await twin.submit(mover, move, request_id) for twin in twins]
-        assert all(twin.accepted(a) for twin, a in zip(twins, answers, strict=True)), answers
-        if mover == seat:
-            assert twins[0].same(answers[0]) == twins[1].same(answers[1]), f"move {number}"
-            tally.own_moves += 1
-            retry = functools.partial(
-                type(twins[0]).submit, seat=mover, move=move, request_id=request_id
-            )
 
 
 @pytest.mark.parametrize("transport", ["http", "grpc"])
