@@ -81,7 +81,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "wikipedia-fr": "The rules of the French Wikipedia article on Koi-Koi.",
     "hanafuda-legends": "The rules of the Hanafuda Legends game.",
     "coins": "A transfer game from 30 points each, as played for coins.",
-    "koikoi-japan": "Rules common in Japan: 8 rounds, koi-koi bonus points, dealer points.",
+    "koikoi-japan": "The rules of the PC game Koi-Koi Japan: 8 rounds, koi-koi bonus points.",
     "nintendo": "The rules of Nintendo's Koi-Koi games.",
 }
 
