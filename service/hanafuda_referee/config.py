@@ -150,60 +150,90 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
 VARIABLES: frozenset[str] = frozenset(variable for variable, _ in _SOURCES.values())
 
 
+#: What ``--help`` adds to a default: what an unset one means, or what 0 means.
+_DEFAULT_NOTES: Mapping[str, str] = {
+    "redis_url": "an in-process store",
+    "max_games": "0: no limit; Redis: its maxmemory decides",
+    "request_timeout": "0: no limit on HTTP",
+    "api_key": "not required",
+    "cors_origins": "CORS off",
+    "max_watchers": "0: no limit",
+}
+
+
+def _shown_default(name: str) -> str:
+    """The default of setting ``name`` as ``--help`` prints it."""
+    value = next(f.default for f in dataclasses.fields(Config) if f.name == name)
+    if value is None:
+        shown = "unset"
+    elif value == ():
+        shown = "none"
+    elif isinstance(value, bool):
+        shown = "on" if value else "off"
+    elif isinstance(value, float) and value.is_integer():
+        shown = str(int(value))
+    else:
+        shown = str(value)
+    note = _DEFAULT_NOTES.get(name)
+    if note is None:
+        return shown
+    return f"{shown}: {note}" if value is None or value == () else f"{shown}; {note}"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the settings' flags to ``parser`` (each defaults to None: unset, see :meth:`load`)."""
-    add = parser.add_argument
-    add("--host", help="address to listen on (HANAFUDA_HOST; default 0.0.0.0)")
-    add("--grpc-port", type=int, help="gRPC port (HANAFUDA_GRPC_PORT; default 50051)")
-    add("--http-port", type=int, help="HTTP port (HANAFUDA_HTTP_PORT; default 8080)")
-    add("--redis-url", help="Redis URL (REDIS_URL; unset: an in-process store)")
-    add("--key-prefix", help="Redis key prefix (HANAFUDA_KEY_PREFIX; default hanafuda:)")
-    add("--game-ttl", type=float, help="seconds an idle game lives (HANAFUDA_GAME_TTL)")
-    add("--answer-ttl", type=float, help="seconds a move's answer is kept for retries")
-    add(
-        "--max-games",
-        type=int,
-        help="games the in-process store holds at once (HANAFUDA_MAX_GAMES; default 10000; "
-        "0: no limit; Redis: its maxmemory decides)",
-    )
-    add("--max-request-bytes", type=int, help="largest request accepted, in bytes")
+    """Add the settings' flags to ``parser`` (each defaults to None: unset, see :meth:`load`).
+
+    Each flag's help ends with its environment variable and its default, taken from
+    :data:`_SOURCES` and :class:`Config` so that ``--help`` cannot leave one out."""
+
+    def add(flag: str, description: str, *, dest: str | None = None, **options: Any) -> None:
+        name = dest or flag.removeprefix("--").replace("-", "_")
+        variable, _ = _SOURCES[name]
+        shown = f"{description} ({variable}; default {_shown_default(name)})"
+        parser.add_argument(flag, dest=name, help=shown, **options)
+
+    add("--host", "address to listen on")
+    add("--grpc-port", "gRPC port", type=int)
+    add("--http-port", "HTTP port", type=int)
+    add("--redis-url", "Redis URL; prefer the variable when it holds a password")
+    add("--key-prefix", "Redis key prefix")
+    add("--game-ttl", "seconds an idle game lives", type=float)
+    add("--answer-ttl", "seconds a move's answer is kept for retries", type=float)
+    add("--max-games", "games the in-process store holds at once", type=int)
+    add("--max-request-bytes", "largest request accepted, in bytes", type=int)
     add(
         "--request-timeout",
+        "seconds a client has to send a whole HTTP request, or to open a gRPC connection",
         type=float,
-        help="seconds a client has to send a whole HTTP request, or to open a gRPC connection "
-        "(HANAFUDA_REQUEST_TIMEOUT; default 10; 0: no limit on HTTP)",
     )
-    add("--api-key", help="API key required to create games (prefer HANAFUDA_API_KEY)")
+    add(
+        "--api-key",
+        "API key a client must send (header x-api-key) to create games; seats act with their "
+        "own tokens; prefer the variable",
+    )
     add(
         "--cors-origin",
+        "an origin allowed by CORS on HTTP; repeat for several (the variable: comma-separated)",
         dest="cors_origins",
         action="append",
-        help="an origin allowed by CORS on HTTP; repeat for several (HANAFUDA_CORS_ORIGINS)",
     )
-    add("--log-format", choices=_LOG_FORMATS, help="json (default) or console")
-    add("--log-level", help="log level (default INFO)")
+    add("--log-format", "json or console", choices=_LOG_FORMATS)
+    add("--log-level", "log level")
     add(
         "--allow-testing-features",
+        "accept seeds and prepared deals at game creation",
         dest="allow_testing",
         action="store_true",
         default=None,
-        help="accept seeds and prepared deals at game creation (HANAFUDA_ALLOW_TESTING)",
     )
-    add("--shutdown-grace", type=float, help="seconds in-flight calls get at shutdown")
-    add("--game-cache-size", type=int, help="games whose last state each process keeps")
-    add(
-        "--max-watchers",
-        type=int,
-        help="WatchGame streams the process follows at once (HANAFUDA_MAX_WATCHERS; "
-        "default 10000; 0: no limit)",
-    )
+    add("--shutdown-grace", "seconds in-flight calls get at shutdown", type=float)
+    add("--game-cache-size", "games whose last state each process keeps", type=int)
+    add("--max-watchers", "WatchGame streams the process follows at once", type=int)
     add(
         "--benchmark-endpoints",
-        dest="benchmark_endpoints",
+        "serve the benchmark's reference requests: a no-op and one plain Redis write",
         action="store_true",
         default=None,
-        help="serve the benchmark's reference requests: a no-op and one plain Redis write "
-        "(HANAFUDA_BENCHMARK_ENDPOINTS)",
     )
 
 

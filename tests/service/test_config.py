@@ -86,3 +86,23 @@ def test_the_readme_table_documents_every_setting_exactly() -> None:
             parse_text = _SOURCES[name][1]
             assert parse_text(shown) == default, (name, shown)
     assert documented == set(_SOURCES)
+
+
+def test_help_names_every_flags_variable_and_default() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    defaults = Config()
+    flags = [action for action in parser._actions if action.dest in _SOURCES]
+    assert {action.dest for action in flags} == set(_SOURCES)
+    for action in flags:
+        variable, parse_text = _SOURCES[action.dest]
+        assert action.help is not None
+        described, _, tail = action.help.rpartition(f" ({variable}; default ")
+        assert described, (action.dest, action.help)
+        # A note may follow the default: "unset: what that means", "10000; 0: no limit".
+        shown = tail.removesuffix(")").split("; ")[0].split(": ")[0]
+        default = getattr(defaults, action.dest)
+        if default in (None, False, ()):
+            assert shown in ("unset", "off", "none"), (action.dest, shown)
+        else:
+            assert parse_text(shown) == default, (action.dest, shown)
