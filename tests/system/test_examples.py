@@ -19,10 +19,12 @@ SEED = 1
 OVER_AT_DEAL_SEED = 36
 
 
-def _run(script: str, *args: str) -> list[str]:
-    """The example's output lines; it must exit with 0."""
+def _run(script: str, *args: str, standard_library_only: bool = False) -> list[str]:
+    """The example's output lines; it must exit with 0. ``standard_library_only``: run without
+    site-packages, as the README says the HTTP example can be."""
+    flags = ["-S"] if standard_library_only else []
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / script), *args],
+        [sys.executable, *flags, str(EXAMPLES / script), *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -32,18 +34,17 @@ def _run(script: str, *args: str) -> list[str]:
     return done.stdout.splitlines()
 
 
-def _create(referee: RefereeProcess, seed: int = SEED) -> tuple[str, list[str]]:
-    """A seeded one-round Koi-Koi game: its id and the seats' tokens."""
-    answer = httpx.post(
-        f"{referee.http_url}/v1/games",
-        json={
-            "kind": "GAME_KIND_KOI_KOI",
-            "players": ["ann", "bob"],
-            "koiKoi": {"rounds": 1},
-            "seed": str(seed),
-        },
-        timeout=5,
+def _create(
+    referee: RefereeProcess, seed: int = SEED, *, hachi_hachi: bool = False
+) -> tuple[str, list[str]]:
+    """A seeded one-round Koi-Koi game (or Hachi-Hachi): its id and the seats' tokens."""
+    game = (
+        {"kind": "GAME_KIND_HACHI_HACHI", "players": ["ann", "bob", "cy"]}
+        | {"hachiHachi": {"rounds": 1}}
+        if hachi_hachi
+        else {"kind": "GAME_KIND_KOI_KOI", "players": ["ann", "bob"], "koiKoi": {"rounds": 1}}
     )
+    answer = httpx.post(f"{referee.http_url}/v1/games", json=game | {"seed": str(seed)}, timeout=5)
     answer.raise_for_status()
     created = answer.json()
     return created["game"], created["playerTokens"]
@@ -55,9 +56,13 @@ def _status(referee: RefereeProcess, game: str) -> str:
     return str(answer.json()["view"]["status"])
 
 
-def test_the_http_example_plays_a_game_to_its_end(referee: RefereeProcess) -> None:
-    game, tokens = _create(referee)
-    lines = _run("play_http.py", referee.http_url, game, *tokens)
+@pytest.mark.parametrize("hachi_hachi", [False, True], ids=["koikoi", "hachihachi"])
+def test_the_http_example_plays_a_game_to_its_end(
+    referee: RefereeProcess, hachi_hachi: bool
+) -> None:
+    game, tokens = _create(referee, hachi_hachi=hachi_hachi)
+    assert len(tokens) == (3 if hachi_hachi else 2)
+    lines = _run("play_http.py", referee.http_url, game, *tokens, standard_library_only=True)
     assert all(line.startswith("seat ") for line in lines[:-1]) and len(lines) > 2
     assert lines[-1].startswith("GAME_STATUS_OVER")
     assert _status(referee, game) == "GAME_STATUS_OVER"

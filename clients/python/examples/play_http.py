@@ -1,6 +1,7 @@
 """Play a hosted game to its end over the HTTP/JSON API, each seat taking its first legal move.
 
-Usage: python play_http.py BASE_URL GAME_ID TOKEN [TOKEN ...]  (the tokens in seat order)
+Usage: python3 play_http.py BASE_URL GAME_ID TOKEN [TOKEN ...]  (the tokens in seat order: two
+for Koi-Koi, three for Hachi-Hachi). Needs only Python's standard library.
 """
 
 from __future__ import annotations
