@@ -158,6 +158,10 @@ def test_responses_are_canonical_json_with_zero_values_emitted(
         (b"[1, 2]", "JSON object"),
         (b'{"seat": 1, "seat": 2}', "duplicate"),
         (b"\xff\xfe", "UTF-8"),
+        # json_format raised OverflowError on these, which came out as 500 INTERNAL.
+        (b'{"move": {"kind": 1e400}}', "infinity"),
+        (b'{"move": {"kind": "MOVE_KIND_PLAY", "card": -1e400}}', "infinity"),
+        (b'{"expectedVersion": 1e400}', "expectedVersion"),
     ],
     ids=[
         "malformed",
@@ -167,6 +171,9 @@ def test_responses_are_canonical_json_with_zero_values_emitted(
         "not-an-object",
         "duplicate-key",
         "not-utf8",
+        "infinite-enum",
+        "minus-infinite-enum",
+        "infinite-integer",
     ],
 )
 def test_a_body_that_does_not_decode_is_400_bad_encoding(
@@ -181,6 +188,19 @@ def test_a_body_that_does_not_decode_is_400_bad_encoding(
     assert error["status"] == "INVALID_ARGUMENT"
     assert error["details"][0]["reason"] == "BAD_ENCODING"
     assert fragment in error["message"]
+    assert referee.calls == []
+
+
+def test_a_number_too_long_for_python_is_400_in_plain_words(referee: FakeReferee) -> None:
+    config = SimpleNamespace(max_request_bytes=1 << 20)
+    body = b'{"seat": ' + b"9" * 5000 + b"}"
+    with TestClient[Litestar](create_app(referee, config)) as client:
+        response = client.post("/v1/games/g1/moves", content=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["details"][0]["reason"] == "BAD_ENCODING"
+    assert "more than 4300 digits" in error["message"]
+    assert "sys." not in error["message"]
     assert referee.calls == []
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -333,9 +334,17 @@ def _decode_body(body: bytes) -> object:
         document = _DECODER.decode(text)
     except UnicodeDecodeError:
         raise ApiError("BAD_ENCODING", "the request body is not UTF-8") from None
-    except (ValueError, RecursionError) as error:
-        # json.JSONDecodeError is a ValueError; RecursionError comes from absurd nesting.
+    except (json.JSONDecodeError, _DuplicateKey) as error:
         raise ApiError("BAD_ENCODING", f"the request body is not valid JSON: {error}") from None
+    except ValueError:
+        # Python's own bound on reading an integer (sys.get_int_max_str_digits): no field of
+        # the contract holds such a number, and the interpreter's advice is not the client's.
+        raise ApiError(
+            "BAD_ENCODING",
+            f"the request body holds a number of more than {sys.get_int_max_str_digits()} digits",
+        ) from None
+    except RecursionError:
+        raise ApiError("BAD_ENCODING", "the request body is nested too deeply") from None
     # Valid UTF-8 holds no surrogate: only a \u escape can make one.
     if "\\u" in text and _holds_unpaired_surrogate(document):
         raise ApiError(
@@ -362,17 +371,27 @@ def _holds_unpaired_surrogate(document: object) -> bool:
     return False
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names one key twice."""
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValueError(f"duplicate key {key!r}")
+            raise _DuplicateKey(f"duplicate key {key!r}")
         result[key] = value
     return result
 
 
 # Built once: json.loads with a hook builds a decoder on every call, which doubled its cost.
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
+#: What ``ParseDict`` raises on a value it cannot take. Besides its own ``ParseError``: a
+#: ``ValueError`` or ``TypeError`` on some odd values, ``OverflowError`` on an infinite number
+#: (``1e400``) in an enum or integer field, ``RecursionError`` on absurd nesting.
+_PARSE_FAILURES = (json_format.ParseError, ValueError, TypeError, OverflowError, RecursionError)
 
 
 def _parse_into(tree: dict[str, Any], message: Message, reason: str, what: str) -> None:
@@ -383,7 +402,7 @@ def _parse_into(tree: dict[str, Any], message: Message, reason: str, what: str) 
     message.Clear()
     try:
         json_format.ParseDict(tree, message, ignore_unknown_fields=False)
-    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
+    except _PARSE_FAILURES as error:
         raise ApiError(reason, f"cannot decode the {what}: {error}") from None
 
 
@@ -473,7 +492,7 @@ def _set_scalar(message: Message, field_path: str, value: str) -> None:
         if not read_simple(tree, scratch):
             scratch.Clear()
             json_format.ParseDict(tree, scratch)
-    except json_format.ParseError as error:
+    except _PARSE_FAILURES as error:
         raise ApiError(
             "INVALID_ARGUMENT", f"path variable {field_path} does not decode: {error}"
         ) from None
