@@ -7,13 +7,22 @@ import random
 import secrets
 from dataclasses import dataclass
 
+from hanafuda_referee.api.errors import ApiError
+
 __all__ = [
+    "CREDENTIAL_HEADERS",
     "QUERY_TOKEN_METHODS",
     "QUERY_TOKEN_PARAMETER",
     "Caller",
+    "bearer_token",
     "new_request_id",
+    "sent_twice",
     "takes_query_token",
 ]
+
+#: The credentials' header (HTTP) and metadata (gRPC) names. Each may be sent once: of two
+#: values that might differ, neither transport guesses which one the client meant.
+CREDENTIAL_HEADERS = ("authorization", "x-api-key")
 
 #: The HTTP query parameter that may carry the player token instead of the Authorization header
 #: (the name RFC 6750 gives it), for browsers: an ``EventSource`` cannot set headers.
@@ -28,6 +37,34 @@ def takes_query_token(method: str, verb: str) -> bool:
     """Whether the HTTP route of RPC ``method`` with ``verb`` takes the token as a query
     parameter."""
     return verb.upper() == "GET" and method in QUERY_TOKEN_METHODS
+
+
+def bearer_token(authorization: str) -> str:
+    """The token of an ``authorization`` header or metadata value, which must be ``Bearer
+    <token>`` (the scheme in any case), on both transports.
+
+    Anything else is refused rather than ignored: a client that sends credentials it believes
+    valid must not silently be served as a spectator, nor a bare token be taken on one
+    transport and refused on the other.
+
+    >>> bearer_token("Bearer abc")
+    'abc'
+    >>> bearer_token("abc")
+    Traceback (most recent call last):
+    ...
+    hanafuda_referee.api.errors.ApiError: the authorization must be 'Bearer <token>'
+    """
+    scheme, _, credentials = authorization.strip().partition(" ")
+    credentials = credentials.strip()
+    if scheme.lower() != "bearer" or not credentials:
+        raise ApiError("BAD_TOKEN", "the authorization must be 'Bearer <token>'")
+    return credentials
+
+
+def sent_twice(name: str) -> ApiError:
+    """The refusal of a request that sends credential ``name`` (of
+    :data:`CREDENTIAL_HEADERS`) more than once."""
+    return ApiError("INVALID_ARGUMENT", f"send {name} once", {"header": name})
 
 
 # Request ids only need to be unique, not secret: a generator of the process's own, seeded from

@@ -40,7 +40,13 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import service_pb2
 
-from hanafuda_referee.api.caller import Caller, new_request_id
+from hanafuda_referee.api.caller import (
+    CREDENTIAL_HEADERS,
+    Caller,
+    bearer_token,
+    new_request_id,
+    sent_twice,
+)
 from hanafuda_referee.api.errors import DOMAIN, ApiError
 from hanafuda_referee.api.forms import WIRE
 from hanafuda_referee.api.observability import observe
@@ -82,29 +88,38 @@ def _internal_status() -> status_pb2.Status:
     return status_pb2.Status(code=code_pb2.INTERNAL, message="internal error")
 
 
-def caller_from_metadata(metadata: Any, transport: str = "grpc") -> Caller:
-    """The :class:`Caller` of a request's invocation metadata (pairs of key and value)."""
-    token: str | None = None
+def caller_from_metadata(metadata: Any, transport: str = "grpc") -> tuple[Caller, ApiError | None]:
+    """The :class:`Caller` of a request's invocation metadata (pairs of key and value), and
+    the refusal its credentials earn, read as HTTP reads its headers: ``authorization`` must be
+    ``Bearer <token>`` (:func:`~.caller.bearer_token`), and neither it nor ``x-api-key`` may
+    come twice. With a refusal, the caller carries the request id alone (its line names no
+    seat)."""
+    authorization: str | None = None
     api_key: str | None = None
     request_id = ""
+    refusal: ApiError | None = None
     for key, value in metadata or ():
         if isinstance(value, bytes):
             continue  # binary headers carry none of these
-        if key == "authorization":
-            scheme, _, credentials = value.partition(" ")
-            # Anything but a bearer token is kept whole: it then fails as a bad token instead
-            # of silently making the caller a spectator.
-            token = credentials.strip() if scheme.lower() == "bearer" else value
-        elif key == "x-api-key":
-            api_key = value
+        if key in CREDENTIAL_HEADERS:
+            if (authorization if key == "authorization" else api_key) is not None:
+                refusal = refusal or sent_twice(key)
+            if key == "authorization":
+                authorization = value
+            else:
+                api_key = value
         elif key == "x-request-id":
             request_id = value[:128]
-    return Caller(
-        token=token,
-        api_key=api_key,
-        request_id=request_id or new_request_id(),
-        transport=transport,
-    )
+    request_id = request_id or new_request_id()
+    token: str | None = None
+    if refusal is None and authorization is not None:
+        try:
+            token = bearer_token(authorization)
+        except ApiError as error:
+            refusal = error
+    if refusal is not None:
+        return Caller(request_id=request_id, transport=transport), refusal
+    return Caller(token=token, api_key=api_key, request_id=request_id, transport=transport), None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +165,11 @@ def _unary_handler(
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Message:
-        caller = caller_from_metadata(context.invocation_metadata())
+        caller, refusal = caller_from_metadata(context.invocation_metadata())
         try:
             async with observe(name, caller):
+                if refusal is not None:
+                    raise refusal
                 if isinstance(request, _Refused):
                     raise request.error
                 return await method(request, caller)
@@ -183,9 +200,11 @@ def _stream_handler(
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
-        caller = caller_from_metadata(context.invocation_metadata())
+        caller, refusal = caller_from_metadata(context.invocation_metadata())
         try:
             async with observe(name, caller):
+                if refusal is not None:
+                    raise refusal
                 if isinstance(request, _Refused):
                     raise request.error
                 async for item in method(request, caller):

@@ -50,7 +50,9 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from hanafuda_referee.api.caller import (
     QUERY_TOKEN_PARAMETER,
     Caller,
+    bearer_token,
     new_request_id,
+    sent_twice,
     takes_query_token,
 )
 from hanafuda_referee.api.errors import ApiError
@@ -289,13 +291,16 @@ _READ_HEADERS = frozenset({b"authorization", b"x-api-key", b"content-length"})
 
 
 def _headers(scope: Scope) -> dict[bytes, str]:
-    """The first value of each header of :data:`_READ_HEADERS`, by lower-case name, decoded as
+    """The value of each header of :data:`_READ_HEADERS`, by lower-case name, decoded as
     Litestar decodes headers (latin-1); read straight from the ASGI scope, which is cheaper
-    than building Litestar's multi-dict of every header."""
+    than building Litestar's multi-dict of every header. A credential sent twice is refused
+    (:func:`~.caller.sent_twice`), as over gRPC."""
     found: dict[bytes, str] = {}
     for name, value in scope.get("headers", ()):
         name = name.lower()
-        if name in _READ_HEADERS and name not in found:
+        if name in _READ_HEADERS:
+            if name in found and name != b"content-length":
+                raise sent_twice(name.decode())
             found[name] = value.decode("latin-1")
     return found
 
@@ -314,13 +319,7 @@ def _caller(scope: Scope, headers: dict[bytes, str], query_token: str | None = N
             "not both",
         )
     if authorization is not None:
-        scheme, _, credentials = authorization.strip().partition(" ")
-        credentials = credentials.strip()
-        if scheme.lower() != "bearer" or not credentials:
-            # Refused rather than ignored: a client that sends credentials it believes valid
-            # must not silently be served as a spectator.
-            raise ApiError("BAD_TOKEN", "the Authorization header must be 'Bearer <token>'")
-        token = credentials
+        token = bearer_token(authorization)
     return Caller(
         token=token,
         api_key=headers.get(b"x-api-key"),
