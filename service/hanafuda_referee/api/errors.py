@@ -15,7 +15,7 @@ from types import TracebackType
 
 import grpc
 
-__all__ = ["DOMAIN", "STATUS", "ApiError", "ErrorTranslation"]
+__all__ = ["DOMAIN", "MAX_MESSAGE", "MAX_METADATA_VALUE", "STATUS", "ApiError", "ErrorTranslation"]
 
 #: The ``google.rpc.ErrorInfo.domain`` of every error this service raises.
 DOMAIN = "hanafuda-referee"
@@ -58,19 +58,42 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
 }
 
 
+#: The longest message and ``ErrorInfo`` metadata value an error carries, in characters. Some
+#: messages quote what the client sent (an unknown preset's name): whole, a long one made the
+#: gRPC status detail outgrow grpc's 8 KiB metadata limit, and the client got
+#: ``RESOURCE_EXHAUSTED`` without the reason. Cut here, the largest error stays under 3 KiB.
+MAX_MESSAGE = 512
+MAX_METADATA_VALUE = 128
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit - 1`` characters and an ellipsis.
+
+    >>> _cut("abcdef", 4), _cut("abc", 4)
+    ('abc…', 'abc')
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class ApiError(Exception):
     """A refused request: ``reason`` (a key of :data:`STATUS`), a human ``message`` that reveals
-    no hidden card, and optional ``metadata`` for the ``ErrorInfo``."""
+    no hidden card, and optional ``metadata`` for the ``ErrorInfo``; the message and the
+    metadata values are cut to :data:`MAX_MESSAGE` and :data:`MAX_METADATA_VALUE` characters."""
 
     def __init__(
         self, reason: str, message: str, metadata: Mapping[str, str] | None = None
     ) -> None:
         if reason not in STATUS:
             raise ValueError(f"unknown reason {reason!r}")
+        message = _cut(message, MAX_MESSAGE)
         super().__init__(message)
         self.reason = reason
         self.message = message
-        self.metadata = dict(metadata or {})
+        self.metadata = (
+            {key: _cut(value, MAX_METADATA_VALUE) for key, value in metadata.items()}
+            if metadata
+            else {}
+        )
 
     @property
     def grpc_code(self) -> grpc.StatusCode:

@@ -1,9 +1,14 @@
-"""Credentials read alike on both transports: the same ``authorization`` and ``x-api-key``
-values, as HTTP headers and as gRPC metadata, give the same seat or the same refusal.
+"""Requests the two transports once answered differently, now answered alike.
 
-The two transports used to differ: gRPC took a bare token as one (HTTP refused it), served an
-empty ``Bearer`` as a spectator, and took the last of two tokens or keys where HTTP took the
-first."""
+Credentials: the same ``authorization`` and ``x-api-key`` values, as HTTP headers and as gRPC
+metadata, give the same seat or the same refusal. gRPC used to take a bare token as one (HTTP
+refused it), serve an empty ``Bearer`` as a spectator, and take the last of two tokens or keys
+where HTTP took the first.
+
+Long refusals: a refusal that quotes a long input (an unknown preset's name) reaches a gRPC
+client with its reason. Quoted whole, its status detail outgrew grpc's metadata limit and the
+client got ``RESOURCE_EXHAUSTED`` instead.
+"""
 
 from __future__ import annotations
 
@@ -16,11 +21,11 @@ import pytest
 import pytest_asyncio
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status  # type: ignore[import-untyped]
-from hanafuda.v1 import service_pb2, service_pb2_grpc
+from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
 from hanafuda_referee.api import http_app
 from hanafuda_referee.api.caller import bearer_token
-from hanafuda_referee.api.errors import STATUS, ApiError
+from hanafuda_referee.api.errors import MAX_MESSAGE, STATUS, ApiError
 from hanafuda_referee.api.grpc_server import GrpcServer, caller_from_metadata
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
@@ -164,3 +169,28 @@ def test_credentials_sent_twice_name_no_seat() -> None:
     assert refusal is not None and refusal.reason == "INVALID_ARGUMENT"
     assert refusal.metadata == {"header": "authorization"}
     assert (caller.token, caller.api_key, caller.request_id) == (None, None, "r1")
+
+
+@pytest.mark.parametrize("preset", ["x" * 6000, "é" * 3000], ids=["ascii", "two-byte"])
+async def test_a_refusal_quoting_a_long_input_keeps_its_reason(
+    transports: tuple[AsgiCaller, grpc.aio.Channel, list[str], str], preset: str
+) -> None:
+    http, channel, _, _ = transports
+    key = [("x-api-key", API_KEY)]
+    request = service_pb2.CreateGameRequest(
+        kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"], preset=preset
+    )
+    stub = service_pb2_grpc.RefereeServiceStub(channel)
+    body = json.dumps({"kind": "GAME_KIND_KOI_KOI", "players": ["a", "b"], "preset": preset})
+    assert await _over_grpc(stub.CreateGame(request, metadata=key)) == "UNKNOWN_PRESET"
+    assert await _over_http(http, "POST", "/v1/games", key, body.encode()) == "UNKNOWN_PRESET"
+    message = json.loads(http.body)["error"]["message"]
+    assert len(message) == MAX_MESSAGE and message.endswith("…")
+
+
+def test_an_error_cuts_its_message_and_metadata_values() -> None:
+    error = ApiError("INVALID_ARGUMENT", "m" * 10_000, {"parameter": "p" * 10_000})
+    assert len(error.message) == MAX_MESSAGE == len(str(error))
+    assert len(error.metadata["parameter"]) < 200
+    short = ApiError("INVALID_ARGUMENT", "short", {"parameter": "p"})
+    assert (short.message, short.metadata) == ("short", {"parameter": "p"})
