@@ -127,6 +127,23 @@ def test_bad_query_parameters_are_400(
     assert referee.calls == []
 
 
+def test_a_route_whose_body_is_every_field_refuses_query_parameters(
+    client: TestClient[Litestar], referee: FakeReferee
+) -> None:
+    # They were silently dropped, where a GET route refuses a parameter it does not know.
+    response = client.post(
+        "/v1/games/g1/moves",
+        params={"requestId": "r1"},
+        content=b'{"move": {"kind": "MOVE_KIND_STOP"}}',
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["details"][0]["reason"] == "INVALID_ARGUMENT"
+    assert error["details"][0]["metadata"] == {"parameter": "requestId"}
+    assert referee.calls == []
+
+
 def test_responses_are_canonical_json_with_zero_values_emitted(
     client: TestClient[Litestar],
 ) -> None:

@@ -53,6 +53,9 @@ def test_cors_preflight_allows_the_configured_origin_and_headers(
         h.strip().lower() for h in response.headers["access-control-allow-headers"].split(",")
     }
     assert {"authorization", "x-api-key", "x-request-id", "last-event-id"} <= allowed
+    # Only the verbs the API's routes use.
+    methods = {m.strip() for m in response.headers["access-control-allow-methods"].split(",")}
+    assert methods == {"GET", "POST", "OPTIONS"}
 
 
 def test_cors_refuses_other_origins(client: TestClient[Litestar]) -> None:

@@ -165,7 +165,12 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
     cors = (
         CORSConfig(
             allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+            # The verbs the routes use, as the bindings give them: a preflight should not
+            # promise methods no route serves.
+            allow_methods=[
+                HttpMethod(verb)
+                for verb in sorted({binding.verb.upper() for binding in bindings} | {"OPTIONS"})
+            ],
             allow_headers=list(_CORS_HEADERS),
             expose_headers=[_REQUEST_ID_HEADER],
         )

@@ -303,7 +303,17 @@ def bind_request(
         else:
             tree = {binding.body: document}
         _parse_into(tree, request, "BAD_ENCODING", "request body")
-    if binding.body != "*":
+    if binding.body == "*":
+        if query:
+            # Every field is in the body: a query parameter would be silently dropped, where a
+            # route with query fields refuses one it does not know.
+            name = query[0][0]
+            raise ApiError(
+                "INVALID_ARGUMENT",
+                f"unknown query parameter {name!r}: this route takes its fields in the body",
+                {"parameter": name},
+            )
+    else:
         excluded = binding.bound_field_paths | ({binding.body} if binding.body else frozenset())
         query_tree = _query_tree(binding.method.input_type, query, excluded)
         if query_tree:
