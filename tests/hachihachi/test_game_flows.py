@@ -72,11 +72,12 @@ def test_the_preset_and_its_options() -> None:
     with pytest.raises(RulesError) as info:
         HachiHachiRules.from_preset("fudawiki", {"koikoi_limit": 1})
     assert info.value.reason is Reason.UNKNOWN_OPTION and "rounds" in info.value.message
-    for bad in (0, -1, "12", True, 2.0):
+    assert HachiHachiRules.from_preset("fudawiki", {"rounds": 120}).rounds == 120
+    for bad in (0, -1, "12", True, 2.0, 121, 2**32 - 1):
         with pytest.raises(RulesError) as info:
             HachiHachiRules.from_preset("fudawiki", {"rounds": bad})
         assert info.value.reason is Reason.BAD_OPTION_VALUE
-        assert "whole number >= 1" in info.value.message
+        assert "whole number from 1 to 120" in info.value.message
     with pytest.raises(RulesError) as info:
         HachiHachiRules.from_preset("nintendo")
     assert info.value.reason is Reason.UNKNOWN_PRESET and "fudawiki" in info.value.message

@@ -349,7 +349,17 @@ async def test_every_reason_is_reachable(referee: Referee) -> None:
         "UNKNOWN_OPTION",
     )
     assert error.metadata["option"] == "yaku.goku"
+    twice = [rules_pb2.YakuRule(id="goko", points=15), rules_pb2.YakuRule(id="goko", points=1)]
+    error = await refused(create(koi_koi=rules_pb2.KoiKoiRules(yaku=twice)), "BAD_OPTION_VALUE")
+    assert error.metadata["option"] == "yaku.goko"
     error = await refused(create(koi_koi=rules_pb2.KoiKoiRules(rounds=0)), "BAD_OPTION_VALUE")
+    assert error.metadata["option"] == "rounds"
+    hachi_hachi = service_pb2.CreateGameRequest(
+        kind=rules_pb2.GAME_KIND_HACHI_HACHI,
+        players=["a", "b", "c"],
+        hachi_hachi=rules_pb2.HachiHachiRules(rounds=121),
+    )
+    error = await refused(referee.CreateGame(hachi_hachi, SPECTATOR), "BAD_OPTION_VALUE")
     assert error.metadata["option"] == "rounds"
     await refused(create(koi_koi=rules_pb2.KoiKoiRules(exhaustion=99)), "BAD_OPTION_VALUE")  # type: ignore[arg-type]
     # Values the proto field takes but a score could not be shown with (once an INTERNAL).

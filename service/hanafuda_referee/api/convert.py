@@ -244,7 +244,14 @@ def koikoi_overrides(message: rules_pb2.KoiKoiRules) -> dict[str, Any]:
             overrides[name] = getattr(message, name)
     yaku: dict[str, dict[str, Any]] = {}
     for entry in message.yaku:
-        settings = yaku.setdefault(entry.id, {})
+        if entry.id in yaku:
+            # Two entries for one yaku may disagree: which one was meant is not guessed at.
+            raise ApiError(
+                "BAD_OPTION_VALUE",
+                f"yaku {entry.id!r} is given more than once",
+                {"option": f"yaku.{entry.id}"},
+            )
+        settings = yaku[entry.id] = {}
         for key in _YAKU_SETTINGS:
             if entry.HasField(key):  # type: ignore[arg-type]
                 settings[key] = getattr(entry, key)

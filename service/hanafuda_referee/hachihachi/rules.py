@@ -12,7 +12,7 @@ value is refused with a :class:`~hanafuda_referee.errors.RulesError` naming what
 ...     HachiHachiRules.from_preset("fudawiki", {"rounds": 0})
 ... except RulesError as error:
 ...     print(error.reason.value, "-", error.message)
-BAD_OPTION_VALUE - option 'rounds' cannot be 0; allowed: a whole number >= 1
+BAD_OPTION_VALUE - option 'rounds' cannot be 0; allowed: a whole number from 1 to 120
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ from hanafuda_referee.errors import Reason, RulesError
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "HachiHachiRules"]
 
-#: Lower bounds of the whole-number options.
-_INT_MINIMUM: Mapping[str, int] = {"rounds": 1}
+#: The smallest and largest value of each whole-number option. The spec sets no upper bound on
+#: ``rounds``; 120, as for Koi-Koi, is ten times the preset's and far beyond any game played. A
+#: game keeps every finished round's result, so a round count no game could reach would let a
+#: game's stored state (and the work of each of its moves) grow without end.
+_INT_RANGE: Mapping[str, tuple[int, int]] = {"rounds": (1, 120)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,14 +103,14 @@ def _option_names() -> tuple[str, ...]:
 
 
 def _check_option(name: str, value: Any) -> Any:
-    if name in _INT_MINIMUM:
-        low = _INT_MINIMUM[name]
+    if name in _INT_RANGE:
+        low, high = _INT_RANGE[name]
         # bool is an int subclass; True is no round count.
-        if type(value) is int and value >= low:
+        if type(value) is int and low <= value <= high:
             return value
         raise RulesError(
             Reason.BAD_OPTION_VALUE,
-            f"option {name!r} cannot be {value!r}; allowed: a whole number >= {low}",
+            f"option {name!r} cannot be {value!r}; allowed: a whole number from {low} to {high}",
             name,
         )
     raise RulesError(

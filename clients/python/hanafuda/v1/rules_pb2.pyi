@@ -437,7 +437,8 @@ class YakuRule(_message.Message):
     id: _builtins.str
     """The yaku: one of `goko`, `shiko`, `ame-shiko`, `sanko`, `inoshikacho`, `tane`,
     `akatan-aotan`, `akatan`, `aotan`, `tan`, `kasu`, `hanami-zake`, `tsukimi-zake`,
-    `tsukifuda`. Any other id is refused with `UNKNOWN_OPTION`.
+    `tsukifuda`. Any other id is refused with `UNKNOWN_OPTION`, an id listed twice in one rule
+    set with `BAD_OPTION_VALUE`.
     """
     enabled: _builtins.bool
     """Whether the yaku counts at all (false: not part of the rule set)."""
@@ -720,7 +721,7 @@ class HachiHachiRules(_message.Message):
 
     ROUNDS_FIELD_NUMBER: _builtins.int
     rounds: _builtins.int
-    """Rounds in a game (≥ 1; 12 in the preset)."""
+    """Rounds in a game, 1 to 120 (12 in the preset)."""
     def __init__(
         self,
         *,
