@@ -1,6 +1,6 @@
 """uvicorn's protocol with coalesced writes: a response leaves in one write, bytes keep their
-order, and nothing is held past the loop's turn or a close; and a request that does not arrive
-in time ends its connection."""
+order, and nothing is held past the loop's turn or a close; a request that does not arrive in
+time ends its connection, and so does one whose head is too long."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from prometheus_client import REGISTRY
 from uvicorn.server import ServerState
 
 from hanafuda_referee.api.http_protocol import (
+    MAX_HEAD_BYTES,
     CoalescedWrites,
     CoalescingHttpToolsProtocol,
     with_request_timeout,
@@ -53,6 +54,9 @@ class RecordingTransport(asyncio.Transport):
 
     def pause_reading(self) -> None:
         self.calls.append("pause_reading")
+
+    def resume_reading(self) -> None:
+        self.calls.append("resume_reading")
 
 
 async def test_a_write_followed_by_another_leaves_with_it_in_one_write() -> None:
@@ -197,10 +201,10 @@ def _timed_protocol(
 
 
 def _connected(
-    sent: bytes = b"", seconds: float = TIMEOUT
+    sent: bytes = b"", seconds: float = TIMEOUT, app: Any = _read_whole_body
 ) -> tuple[CoalescingHttpToolsProtocol, RecordingTransport]:
     """A protocol with the request timeout ``seconds``, connected, that has received ``sent``."""
-    protocol = _timed_protocol(asyncio.get_running_loop(), seconds)
+    protocol = _timed_protocol(asyncio.get_running_loop(), seconds, app)
     transport = RecordingTransport()
     protocol.connection_made(transport)
     if sent:
@@ -302,3 +306,160 @@ async def test_a_timeout_of_zero_sets_no_limit() -> None:
 def test_a_negative_timeout_is_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
         with_request_timeout(-1)
+
+
+# The head's size limit -----------------------------------------------------------------------
+
+#: The service's default request timeout: a head that is too long must not wait for it.
+SERVICE_TIMEOUT = 10.0
+GET = b"GET /x HTTP/1.1\r\nhost: x\r\n"
+
+
+class Recorder:
+    """An ASGI app that notes the path of each request it sees, and answers it 204."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.paths.append(scope["path"])
+        await _read_whole_body(scope, receive, send)
+
+
+def _head(size: int, start: bytes = GET) -> bytes:
+    """A request head of exactly ``size`` bytes: ``start`` and a padding header."""
+    padding = size - len(start) - len(b"x-pad: \r\n\r\n")
+    return start + b"x-pad: " + b"a" * padding + b"\r\n\r\n"
+
+
+def _pieces(data: bytes, count: int) -> list[bytes]:
+    size = -(-len(data) // count)
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def _oversized_heads() -> float:
+    return REGISTRY.get_sample_value("hanafuda_http_oversized_heads_total") or 0.0
+
+
+async def _turns() -> None:
+    """Lets the application answer what it was given (a few turns of the loop)."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+def _assert_refused(transport: RecordingTransport) -> None:
+    """The connection was answered 431 and closed."""
+    assert transport.calls == ["close"]
+    (answer,) = transport.writes
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert b"connection: close" in head
+    assert f"content-length: {len(body)}".encode() in head
+
+
+@pytest.mark.parametrize("reads", [1, 7])
+async def test_a_head_at_the_limit_is_served(reads: int) -> None:
+    app = Recorder()
+    protocol, transport = _connected(seconds=SERVICE_TIMEOUT, app=app)
+    for piece in _pieces(_head(MAX_HEAD_BYTES), reads):
+        protocol.data_received(piece)
+    await _turns()
+    assert app.paths == ["/x"]
+    assert [w[:12] for w in transport.writes] == [b"HTTP/1.1 204"]
+    assert transport.calls == []
+    protocol.connection_lost(None)
+
+
+async def test_a_body_in_the_same_read_as_its_head_is_not_counted_as_head() -> None:
+    app = Recorder()
+    start = b"POST /x HTTP/1.1\r\nhost: x\r\ncontent-length: 4096\r\n"
+    protocol, transport = _connected(seconds=SERVICE_TIMEOUT, app=app)
+    protocol.data_received(_head(MAX_HEAD_BYTES, start) + b"b" * 4096)
+    await _turns()
+    assert app.paths == ["/x"]
+    assert [w[:12] for w in transport.writes] == [b"HTTP/1.1 204"]
+    protocol.connection_lost(None)
+
+
+@pytest.mark.parametrize("reads", [1, 7])
+async def test_a_head_one_byte_past_the_limit_is_answered_431(reads: int) -> None:
+    before = _oversized_heads()
+    app = Recorder()
+    protocol, transport = _connected(seconds=SERVICE_TIMEOUT, app=app)
+    for piece in _pieces(_head(MAX_HEAD_BYTES + 1), reads):
+        protocol.data_received(piece)
+    _assert_refused(transport)
+    await _turns()
+    assert app.paths == []
+    assert _oversized_heads() == before + 1
+
+
+async def test_a_header_streamed_past_the_limit_is_answered_431_and_closed_at_once() -> None:
+    before = _oversized_heads()
+    app = Recorder()
+    protocol, transport = _connected(GET + b"x-endless: ", seconds=SERVICE_TIMEOUT, app=app)
+    sent = len(GET + b"x-endless: ")
+    while not transport.closing:
+        assert sent <= MAX_HEAD_BYTES  # refused by the read that passes the limit
+        protocol.data_received(b"a" * 1000)
+        sent += 1000
+    # Closed within that read, before the loop ever turned: not by the request timeout.
+    _assert_refused(transport)
+    await _turns()
+    assert app.paths == []
+    assert _oversized_heads() == before + 1
+
+
+@pytest.mark.parametrize("reads", [1, 50])
+async def test_a_request_line_past_the_limit_is_answered_431(reads: int) -> None:
+    before = _oversized_heads()
+    app = Recorder()
+    protocol, transport = _connected(seconds=SERVICE_TIMEOUT, app=app)
+    request = b"GET /" + b"a" * MAX_HEAD_BYTES + b" HTTP/1.1\r\nhost: x\r\n\r\n"
+    for piece in _pieces(request, reads):
+        if not transport.closing:
+            protocol.data_received(piece)
+    _assert_refused(transport)
+    await _turns()
+    assert app.paths == []
+    assert _oversized_heads() == before + 1
+
+
+@pytest.mark.parametrize("one_read", [False, True])
+async def test_each_request_on_a_kept_alive_connection_has_its_own_allowance(
+    one_read: bool,
+) -> None:
+    app = Recorder()
+    protocol, transport = _connected(seconds=SERVICE_TIMEOUT, app=app)
+    first = _head(40 * 1024, b"GET /1 HTTP/1.1\r\nhost: x\r\n")
+    second = _head(40 * 1024, b"GET /2 HTTP/1.1\r\nhost: x\r\n")
+    if one_read:  # pipelined: the second head begins inside the read that ends the first
+        protocol.data_received(first + second)
+    else:
+        protocol.data_received(first)
+        await _turns()
+        protocol.data_received(second)
+    await _turns()
+    assert app.paths == ["/1", "/2"]
+    assert [w[:12] for w in transport.writes] == [b"HTTP/1.1 204"] * 2
+    assert "close" not in transport.calls  # (a pipelined request pauses reading meanwhile)
+    protocol.connection_lost(None)
+
+
+async def test_a_head_past_the_limit_behind_an_unanswered_request_only_closes() -> None:
+    answered = asyncio.Event()
+
+    async def slow(scope: Any, receive: Any, send: Any) -> None:
+        await answered.wait()
+        await _read_whole_body(scope, receive, send)
+
+    protocol, transport = _connected(GET + b"\r\n", seconds=SERVICE_TIMEOUT, app=slow)
+    await _turns()
+    protocol.data_received(_head(MAX_HEAD_BYTES + 1))
+    # A 431 now would be read as the first request's answer.
+    assert transport.calls == ["close"]
+    assert transport.writes == []
+    protocol.connection_lost(None)
+    answered.set()
+    await _turns()
+    assert transport.writes == []

@@ -1,7 +1,7 @@
 """Clients that connect and then take their time: a request must arrive whole within the
 request timeout (HTTP), and an HTTP/2 session must open within it (gRPC), or the connection is
 closed; clients that are quick enough, a kept-alive connection's silence between requests and
-a live event stream are not cut."""
+a live event stream are not cut. A request head that is too long is refused at once."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+
+from hanafuda_referee.api.http_protocol import MAX_HEAD_BYTES
 
 from .conftest import own_referee
 from .processes import RefereeProcess
@@ -37,12 +39,14 @@ def _connect(port: int, sent: bytes = b"") -> socket.socket:
     return connection
 
 
-def _timeouts(process: RefereeProcess) -> float:
+def _counter(process: RefereeProcess, name: str) -> float:
     metrics = httpx.get(f"{process.http_url}/metrics", timeout=5).text
-    (line,) = [
-        x for x in metrics.splitlines() if x.startswith("hanafuda_http_request_timeouts_total")
-    ]
+    (line,) = [x for x in metrics.splitlines() if x.startswith(name)]
     return float(line.split()[-1])
+
+
+def _timeouts(process: RefereeProcess) -> float:
+    return _counter(process, "hanafuda_http_request_timeouts_total")
 
 
 def _until_closed(connection: socket.socket) -> tuple[bytes, float]:
@@ -121,6 +125,25 @@ def test_an_event_stream_outlives_the_request_timeout(strict: RefereeProcess) ->
         )
         assert answer.status_code == 200
         assert next(versions) == "2"
+
+
+def test_an_http_head_past_the_limit_is_answered_431_long_before_the_timeout(
+    strict: RefereeProcess,
+) -> None:
+    before = _counter(strict, "hanafuda_http_oversized_heads_total")
+    start = b"GET /healthz HTTP/1.1\r\nhost: x\r\nx-endless: "
+    connection = _connect(strict.http_port, start)
+    # One byte past the limit, streamed, and no more: bytes the server had not read when it
+    # closed would make the close a reset, which may drop the answer before it is read here.
+    left = MAX_HEAD_BYTES + 1 - len(start)
+    while left:
+        piece = min(left, 4096)
+        connection.sendall(b"a" * piece)
+        left -= piece
+    received, waited = _until_closed(connection)
+    assert received.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert waited < TIMEOUT / 2
+    assert _counter(strict, "hanafuda_http_oversized_heads_total") == before + 1
 
 
 def test_grpc_connections_that_do_not_open_a_session_in_time_are_closed(

@@ -30,6 +30,7 @@ from prometheus_client.utils import floatToGoString
 
 __all__ = [
     "ACTIVE_GAMES",
+    "HTTP_OVERSIZED_HEADS",
     "HTTP_REQUEST_TIMEOUTS",
     "LATENCY_BUCKETS",
     "REJECTIONS",
@@ -162,6 +163,10 @@ WATCHERS = Gauge(
 HTTP_REQUEST_TIMEOUTS = Counter(
     "hanafuda_http_request_timeouts",
     "HTTP connections closed because a request did not arrive whole in time.",
+)
+HTTP_OVERSIZED_HEADS = Counter(
+    "hanafuda_http_oversized_heads",
+    "HTTP connections closed because a request's head (request line and headers) was too long.",
 )
 
 
