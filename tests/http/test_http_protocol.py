@@ -232,12 +232,7 @@ async def test_a_connection_that_sends_nothing_is_closed_without_an_answer() -> 
 async def test_a_head_that_does_not_arrive_in_time_is_answered_408() -> None:
     _, transport = _connected(b"GET /v1/rules/presets HTTP/1.1\r\nhost: x\r\n")
     await _past_the_timeout()
-    assert transport.calls == ["close"]
-    (answer,) = transport.writes
-    head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
-    assert b"connection: close" in head
-    assert f"content-length: {len(body)}".encode() in head
+    _assert_answered_and_closed(transport, b"408 Request Timeout")
 
 
 async def test_a_body_that_does_not_arrive_in_time_closes_the_connection() -> None:
@@ -347,14 +342,20 @@ async def _turns() -> None:
         await asyncio.sleep(0)
 
 
-def _assert_refused(transport: RecordingTransport) -> None:
-    """The connection was answered 431 and closed."""
+def _assert_answered_and_closed(transport: RecordingTransport, status: bytes) -> None:
+    """The connection was answered with ``status`` (a whole answer saying it closes) and
+    closed."""
     assert transport.calls == ["close"]
     (answer,) = transport.writes
     head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert head.startswith(b"HTTP/1.1 " + status + b"\r\n")
     assert b"connection: close" in head
     assert f"content-length: {len(body)}".encode() in head
+
+
+def _assert_refused(transport: RecordingTransport) -> None:
+    """The connection was answered 431 and closed."""
+    _assert_answered_and_closed(transport, b"431 Request Header Fields Too Large")
 
 
 @pytest.mark.parametrize("reads", [1, 7])
