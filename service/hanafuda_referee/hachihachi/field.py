@@ -12,7 +12,7 @@ Every function reads the six cards dealt face up, never the field as play change
 
 from __future__ import annotations
 
-from hanafuda_referee.cards import MONTH_MASKS, Card, mask_of
+from hanafuda_referee.cards import Card, full_months, mask_of
 from hanafuda_referee.hachihachi.inputs import check_cards
 
 __all__ = [
@@ -92,4 +92,4 @@ def field_has_four(field: int) -> bool:
     Raises :class:`~.inputs.BadCardsError` unless ``field`` is six cards.
     """
     check_cards(field, size=FIELD_SIZE, what="field")
-    return any(field & month == month for month in MONTH_MASKS[1:])
+    return bool(full_months(field))
