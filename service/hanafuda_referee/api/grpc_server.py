@@ -94,23 +94,20 @@ def caller_from_metadata(metadata: Any, transport: str = "grpc") -> tuple[Caller
     ``Bearer <token>`` (:func:`~.caller.bearer_token`), and neither it nor ``x-api-key`` may
     come twice. With a refusal, the caller carries the request id alone (its line names no
     seat)."""
-    authorization: str | None = None
-    api_key: str | None = None
+    credentials: dict[str, str] = {}
     request_id = ""
     refusal: ApiError | None = None
     for key, value in metadata or ():
         if isinstance(value, bytes):
             continue  # binary headers carry none of these
         if key in CREDENTIAL_HEADERS:
-            if (authorization if key == "authorization" else api_key) is not None:
-                refusal = refusal or sent_twice(key)
-            if key == "authorization":
-                authorization = value
-            else:
-                api_key = value
+            if key in credentials and refusal is None:
+                refusal = sent_twice(key)
+            credentials[key] = value
         elif key == "x-request-id":
             request_id = value[:128]
     request_id = request_id or new_request_id()
+    authorization = credentials.get("authorization")
     token: str | None = None
     if refusal is None and authorization is not None:
         try:
@@ -119,6 +116,7 @@ def caller_from_metadata(metadata: Any, transport: str = "grpc") -> tuple[Caller
             refusal = error
     if refusal is not None:
         return Caller(request_id=request_id, transport=transport), refusal
+    api_key = credentials.get("x-api-key")
     return Caller(token=token, api_key=api_key, request_id=request_id, transport=transport), None
 
 
