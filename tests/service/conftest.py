@@ -6,16 +6,20 @@ prefix of their own, and delete every key under it afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import uuid
 from collections.abc import AsyncIterator, Iterable
+from typing import Any
 
+import grpc
 import pytest
 import pytest_asyncio
 from hanafuda.v1 import cards_pb2, game_pb2, rules_pb2, service_pb2
 from redis.asyncio import Redis
 
 from hanafuda_referee.api.caller import Caller
+from hanafuda_referee.api.grpc_server import GrpcServer
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore, StoreSettings, open_store
 
@@ -78,6 +82,22 @@ def seat(token: str) -> Caller:
 
 
 SPECTATOR = Caller(transport="test")
+
+
+@contextlib.asynccontextmanager
+async def serving_grpc(
+    referee: Referee, **options: Any
+) -> AsyncIterator[tuple[GrpcServer, grpc.aio.Channel]]:
+    """A gRPC server for ``referee`` on a free loopback port (``options`` go to
+    :class:`GrpcServer`) and a channel to it; both closed on the way out."""
+    server = GrpcServer(referee, host="127.0.0.1", port=0, **options)
+    port = await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        yield server, channel
+    finally:
+        await channel.close()
+        await server.stop(0)
 
 
 @pytest.fixture

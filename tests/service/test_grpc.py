@@ -33,35 +33,25 @@ from hanafuda_referee.api.grpc_server import HARD_CAP_FACTOR, SERVICE_NAME, Grpc
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
-from .conftest import cards, scripted_request
+from .conftest import cards, scripted_request, serving_grpc
 
 PLAY, STOP = moves_pb2.MOVE_KIND_PLAY, moves_pb2.MOVE_KIND_STOP
 #: The test servers' ``max_request_bytes``.
 LIMIT = 64 * 1024
 
 
-async def _serve(referee: Referee) -> AsyncIterator[tuple[GrpcServer, grpc.aio.Channel]]:
-    server = GrpcServer(referee, host="127.0.0.1", port=0, max_request_bytes=LIMIT)
-    port = await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    try:
-        yield server, channel
-    finally:
-        await channel.close()
-        await server.stop(0)
-
-
 @pytest_asyncio.fixture
 async def redis_channel(redis_referee: Referee) -> AsyncIterator[grpc.aio.Channel]:
     """A channel to a server whose games live in Redis."""
-    async for _, channel in _serve(redis_referee):
+    async with serving_grpc(redis_referee, max_request_bytes=LIMIT) as (_, channel):
         yield channel
 
 
 @pytest_asyncio.fixture
 async def channel() -> AsyncIterator[grpc.aio.Channel]:
     """A channel to a server on the in-memory store."""
-    async for _, channel in _serve(Referee(MemoryStore(), allow_testing=True)):
+    referee = Referee(MemoryStore(), allow_testing=True)
+    async with serving_grpc(referee, max_request_bytes=LIMIT) as (_, channel):
         yield channel
 
 

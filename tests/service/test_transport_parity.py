@@ -26,12 +26,12 @@ from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
 from hanafuda_referee.api import http_app
 from hanafuda_referee.api.caller import bearer_token
 from hanafuda_referee.api.errors import MAX_MESSAGE, STATUS, ApiError
-from hanafuda_referee.api.grpc_server import GrpcServer, caller_from_metadata
+from hanafuda_referee.api.grpc_server import caller_from_metadata
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
 from tests.asgi import AsgiCaller
 
-from .conftest import scripted_request
+from .conftest import scripted_request, serving_grpc
 
 #: A name in a case's headers that stands for a seat's token.
 SEAT_0, SEAT_1 = "<seat 0>", "<seat 1>"
@@ -67,17 +67,11 @@ async def transports() -> AsyncIterator[tuple[AsgiCaller, grpc.aio.Channel, list
     its id."""
     referee = Referee(MemoryStore(), allow_testing=True, api_key=API_KEY)
     app = http_app.create_app(referee, SimpleNamespace(max_request_bytes=1 << 20, cors_origins=()))
-    server = GrpcServer(referee, host="127.0.0.1", port=0)
-    port = await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    try:
+    async with serving_grpc(referee) as (_, channel):
         created = await referee.CreateGame(
             scripted_request(), caller_from_metadata([("x-api-key", API_KEY)])[0]
         )
         yield AsgiCaller(app, keep_body=True), channel, list(created.player_tokens), created.game
-    finally:
-        await channel.close()
-        await server.stop(0)
 
 
 def _filled(headers: list[tuple[str, str]], tokens: list[str]) -> list[tuple[str, str]]:

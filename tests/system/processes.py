@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -147,6 +148,12 @@ class RefereeProcess:
                 process.kill()
                 process.wait()
         return process.returncode
+
+    def metric(self, name: str) -> float:
+        """The value of the unlabelled Prometheus sample ``name`` the process serves now."""
+        text = httpx.get(f"{self.http_url}/metrics", timeout=5).text
+        (value,) = re.findall(rf"^{re.escape(name)} (\S+)$", text, flags=re.MULTILINE)
+        return float(value)
 
     def log_text(self) -> str:
         """Everything the process printed so far."""

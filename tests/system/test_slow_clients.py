@@ -39,14 +39,8 @@ def _connect(port: int, sent: bytes = b"") -> socket.socket:
     return connection
 
 
-def _counter(process: RefereeProcess, name: str) -> float:
-    metrics = httpx.get(f"{process.http_url}/metrics", timeout=5).text
-    (line,) = [x for x in metrics.splitlines() if x.startswith(name)]
-    return float(line.split()[-1])
-
-
 def _timeouts(process: RefereeProcess) -> float:
-    return _counter(process, "hanafuda_http_request_timeouts_total")
+    return process.metric("hanafuda_http_request_timeouts_total")
 
 
 def _until_closed(connection: socket.socket) -> tuple[bytes, float]:
@@ -130,7 +124,7 @@ def test_an_event_stream_outlives_the_request_timeout(strict: RefereeProcess) ->
 def test_an_http_head_past_the_limit_is_answered_431_long_before_the_timeout(
     strict: RefereeProcess,
 ) -> None:
-    before = _counter(strict, "hanafuda_http_oversized_heads_total")
+    before = strict.metric("hanafuda_http_oversized_heads_total")
     start = b"GET /healthz HTTP/1.1\r\nhost: x\r\nx-endless: "
     connection = _connect(strict.http_port, start)
     # One byte past the limit, streamed, and no more: bytes the server had not read when it
@@ -143,7 +137,7 @@ def test_an_http_head_past_the_limit_is_answered_431_long_before_the_timeout(
     received, waited = _until_closed(connection)
     assert received.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
     assert waited < TIMEOUT / 2
-    assert _counter(strict, "hanafuda_http_oversized_heads_total") == before + 1
+    assert strict.metric("hanafuda_http_oversized_heads_total") == before + 1
 
 
 def test_grpc_connections_that_do_not_open_a_session_in_time_are_closed(

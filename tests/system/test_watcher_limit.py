@@ -8,7 +8,6 @@ Also the open-file limit the process raises at start, which bounds watchers in p
 from __future__ import annotations
 
 import asyncio
-import re
 import resource
 import subprocess
 import sys
@@ -16,7 +15,6 @@ from collections.abc import AsyncGenerator, Iterator
 from contextlib import AsyncExitStack, aclosing
 from pathlib import Path
 
-import httpx
 import pytest
 from hanafuda.v1 import rules_pb2, service_pb2
 
@@ -40,9 +38,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess
 
 def _watchers(process: RefereeProcess) -> float:
     """The process's ``hanafuda_watchers`` gauge."""
-    text = httpx.get(f"{process.http_url}/metrics", timeout=5).text
-    (value,) = re.findall(r"^hanafuda_watchers (\S+)$", text, flags=re.MULTILINE)
-    return float(value)
+    return process.metric("hanafuda_watchers")
 
 
 async def _until_watchers(process: RefereeProcess, count: int) -> None:
