@@ -29,15 +29,9 @@ COPY pyproject.toml ./
 RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" > /tmp/requirements.txt \
     && pip --python /opt/venv/bin/python install -r /tmp/requirements.txt
 
-# A C compiler for the build of the project (setup.py compiles its rules engines with mypyc);
-# only this stage has it: the final image gets the built modules, not the tools.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends gcc libc6-dev \
-    && rm -rf /var/lib/apt/lists/*
-
 # Then the project itself: a regular (not editable) install, without the dev extras. pip
 # compiles the bytecode here, so the read-only venv of the final stage needs no writes.
-COPY README.md setup.py ./
+COPY README.md ./
 COPY service service
 COPY clients/python clients/python
 RUN pip --python /opt/venv/bin/python install .

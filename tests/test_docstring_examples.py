@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import hanafuda_referee
-from tests.examples import run_examples
 
 _PACKAGE = Path(hanafuda_referee.__path__[0])
 
@@ -39,6 +38,6 @@ def test_the_examples_are_found_across_the_package() -> None:
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
-    result = run_examples(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0

@@ -132,7 +132,7 @@ class Reader:
         if pos + MASK_BYTES > len(data):
             raise self._fail()
         self._pos = pos + MASK_BYTES
-        # Byte by byte, as compiled code does it fastest (no call into struct), with no loop.
+        # Byte by byte, with no call into struct and no loop.
         return (
             data[pos]
             | data[pos + 1] << 8

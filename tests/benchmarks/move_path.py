@@ -1,12 +1,12 @@
 """The service's own cost of a move, without a transport or Redis: a script, not a test.
 
-Records complete default Koi-Koi games played by random legal moves (memory store), then
-replays their moves against new games through the referee as the transports call it:
+Records complete default Koi-Koi games played by random legal moves (memory store), then replays
+their moves against new games through the referee as the transports call it:
 ``Referee.SubmitMoveReply`` (token check, rules, events, the store's commit in memory, the
 canonical log line to a null sink) and the answer written in one form (``json`` for HTTP,
-``wire`` for gRPC). Prints microseconds per move, the median of several runs, by the wall clock
-and by CPU time, next to a baseline measured in the same run (``json.dumps`` of a small dict),
-with the command that reproduces it.
+``protobuf`` for gRPC: the message, serialized). Prints microseconds per move, the median of
+several runs, by the wall clock and by CPU time, next to a baseline measured in the same run
+(``json.dumps`` of a small dict), with the command that reproduces it.
 
 Each run replays games this process has never seen, as a server sees a new game: they are
 recorded in a child process, one slice of ``--games`` per run and one more replayed first as a
@@ -24,9 +24,6 @@ load, is what ``tests.benchmarks.service`` measures. Run from the repository roo
 
     .venv/bin/python -m tests.benchmarks.move_path [--games 100] [--runs 5] [--form json]
     .venv/bin/python -m tests.benchmarks.move_path --through http
-
-and on the sources of the compiled modules (setup.py) with
-``.venv/bin/python -m tests.interpreted -m tests.benchmarks.move_path``.
 """
 
 from __future__ import annotations
@@ -41,24 +38,26 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from google.protobuf import json_format
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
 from tests.asgi import AsgiCaller
-from tests.interpreted import is_interpreted
 
 from hanafuda_referee.api import benchmark_endpoints
 from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.forms import JSON, WIRE, Form
+from hanafuda_referee.api.forms import JSON
 from hanafuda_referee.api.http_app import create_app
 from hanafuda_referee.api.observability import configure_logging
 from hanafuda_referee.api.referee import Referee
-from hanafuda_referee.koikoi import game as koikoi_game
 from hanafuda_referee.store import MemoryStore
 
-FORMS: dict[str, Form[Any]] = {"json": JSON, "wire": WIRE}
+FORMS: dict[str, Callable[[Any], Any]] = {
+    "json": lambda reply: reply.written(JSON),
+    "protobuf": lambda reply: reply.message().SerializeToString(),
+}
 #: A recorded game: its seed, and each move with the seat that made it.
 Recorded = tuple[int, list[tuple[int, moves_pb2.Move]]]
 
@@ -148,7 +147,7 @@ async def replay(
         ]
         start_wall, start_cpu = time.perf_counter(), time.process_time()
         for request, caller in requests:
-            (await referee.SubmitMoveReply(request, caller)).written(written)
+            written(await referee.SubmitMoveReply(request, caller))
         wall += time.perf_counter() - start_wall
         cpu += time.process_time() - start_cpu
         count += len(requests)
@@ -263,8 +262,7 @@ def main(argv: list[str] | None = None) -> None:
             walls.append(wall / count * 1e6)
             cpus.append(cpu / count * 1e6)
             yardsticks.append(baseline())
-        compiled = "interpreted" if is_interpreted(koikoi_game) else "compiled"
-        print(f"machine: {sys.platform}, Python {sys.version.split()[0]}; modules: {compiled}")
+        print(f"machine: {sys.platform}, Python {sys.version.split()[0]}")
         what = (
             f"submit + {args.form} answer"
             if app is None

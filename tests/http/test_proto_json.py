@@ -30,7 +30,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.forms import JSON, WIRE, Form
+from hanafuda_referee.api.forms import JSON, MESSAGE, Form
 from hanafuda_referee.api.proto_json import JsonWriter, list_text, message_json, read_simple
 from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.store import MemoryStore
@@ -213,8 +213,8 @@ def field_values(message: Message, rng: random.Random, form: Form[Any]) -> dict[
 
 @pytest.mark.parametrize(
     ("form", "written"),
-    [(JSON, reference), (WIRE, lambda message: message.SerializeToString())],
-    ids=["json", "bytes"],
+    [(JSON, reference), (MESSAGE, lambda message: message)],
+    ids=["json", "message"],
 )
 def test_composing_field_values_writes_what_the_message_gives(
     form: Form[Any], written: Callable[[Message], Any]

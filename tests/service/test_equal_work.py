@@ -21,12 +21,9 @@ The seat's own accepted moves must give the same answers.
 The detector is checked as well: the view of a seat whose hand differs between the twins takes
 other paths (its legal moves are found from its hand), and the test requires that it sees them.
 
-Line traces exist only for interpreted code: the test runs on the sources (the suite's second
-pass, ``HANAFUDA_REFEREE_INTERPRETED=1``) and is skipped where the rules are compiled. The
-compiled modules are the same sources, so their paths are the same. What a trace cannot see is
-work inside one line that depends on a value: the card sets are integers below 2**49, which
-CPython holds in one 30-bit digit or two, so an operation on a hand with a card above 29 costs a
-nanosecond or so more (docs/api.md, "Timing").
+What a trace cannot see is work inside one line that depends on a value: the card sets are
+integers below 2**49, which CPython holds in one 30-bit digit or two, so an operation on a hand
+with a card above 29 costs a nanosecond or so more (docs/api.md, "Timing").
 """
 
 from __future__ import annotations
@@ -46,11 +43,10 @@ import pytest
 from hanafuda.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2
 
 import hanafuda_referee
-from hanafuda_referee.api import games as games_module
 from hanafuda_referee.api.caller import Caller
 from hanafuda_referee.api.convert import deal_to_proto, move_to_proto
 from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import JSON, WIRE
+from hanafuda_referee.api.forms import JSON, MESSAGE
 from hanafuda_referee.api.games import HostedGames
 from hanafuda_referee.api.watching import watch_game
 from hanafuda_referee.dealing import Deal, shuffled_deal
@@ -59,13 +55,7 @@ from hanafuda_referee.hachihachi import game as hachi_game
 from hanafuda_referee.koikoi import game as koikoi_game
 from hanafuda_referee.koikoi import rules as koikoi_rules
 from hanafuda_referee.store import MemoryStore
-from tests.interpreted import is_interpreted
 from tests.system.hidden import GameTruth
-
-pytestmark = pytest.mark.skipif(
-    not all(is_interpreted(m) for m in (koikoi_game, hachi_game, games_module)),
-    reason="line traces need the sources: the suite's interpreted pass runs these tests",
-)
 
 _PACKAGE = str(Path(hanafuda_referee.__file__).resolve().parent)
 #: The twins' clocks stand still, so that their answers (which carry times) can be compared.
@@ -166,7 +156,7 @@ class Twin:
     tokens: list[str]
 
     #: The forms its views are read in (the transports' twins read their own).
-    forms: ClassVar[tuple[Any, ...]] = (JSON, WIRE)
+    forms: ClassVar[tuple[Any, ...]] = (JSON, MESSAGE)
     #: Whether it is asked for watches resumed from the start.
     watches: ClassVar[bool] = True
 

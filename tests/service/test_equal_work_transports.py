@@ -42,8 +42,6 @@ from .test_equal_work import CASES, Tally, compare_moves, twin_pair
 from .test_observability import Configure, written
 from .test_observability import configure as configure  # the fixture, for this module
 
-#: Line traces need the sources, as in :mod:`.test_equal_work`.
-pytestmark = equal_work.pytestmark
 _NOW = equal_work._NOW
 
 #: A Koi-Koi preset and Hachi-Hachi with a drop phase: the transports do the same for any rules.

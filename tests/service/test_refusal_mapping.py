@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
 from hanafuda_referee.api import convert
@@ -11,11 +13,10 @@ from hanafuda_referee.api.games import store_failures
 from hanafuda_referee.errors import MoveRejected, Reason, RulesError
 from hanafuda_referee.hachihachi.inputs import BadCardsError
 from hanafuda_referee.store import GameNotFound, StoreUnavailable
-from tests.examples import run_examples
 
 
 def test_the_examples_of_the_conversions_run() -> None:
-    result = run_examples(convert)
+    result = doctest.testmod(convert)
     assert result.attempted > 0
     assert result.failed == 0
 

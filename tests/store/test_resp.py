@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,7 +11,6 @@ from redis.asyncio.connection import Connection
 
 from hanafuda_referee.store import resp
 from hanafuda_referee.store.resp import pack_commands
-from tests.examples import run_examples
 
 _TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
 _ARGUMENT = st.one_of(st.binary(max_size=200), _TEXT, st.integers(-(2**70), 2**70))
@@ -40,5 +41,5 @@ def test_other_argument_types_are_refused(argument: object) -> None:
 
 
 def test_the_example_runs() -> None:
-    result = run_examples(resp)
+    result = doctest.testmod(resp)
     assert (result.attempted, result.failed) == (1, 0)

@@ -1,19 +1,19 @@
 """The forms of a message, for answers assembled from parts kept between requests: canonical
-proto3 JSON text (HTTP), protobuf bytes (gRPC) and the message itself (everything else).
+proto3 JSON text (HTTP) and the message itself (gRPC, which serializes it, and everything else).
 
 A :class:`Form` writes a message, composes a message from field values (its message fields'
 values written already, in the same form, as ``str`` or ``bytes``) and makes a list of written
 messages for a repeated field. Code that assembles an answer from parts (a game view from its
 rules, seat lines, moves...) is written once against a form and gives, in each form, exactly
-what writing the whole message would give (:meth:`.proto_json.JsonWriter.compose`,
-:meth:`.proto_wire.WireWriter.compose`).
+what writing the whole message would give (:meth:`.proto_json.JsonWriter.compose`).
 
 >>> from hanafuda.v1 import moves_pb2
 >>> move = {"kind": moves_pb2.MOVE_KIND_STOP}
 >>> JSON.compose(moves_pb2.Move.DESCRIPTOR, move)
 '{"kind":"MOVE_KIND_STOP","card":"CARD_UNSPECIFIED","target":"CARD_UNSPECIFIED"}'
->>> WIRE.compose(moves_pb2.Move.DESCRIPTOR, move)
-b'\\x08\\x04'
+>>> MESSAGE.compose(moves_pb2.Move.DESCRIPTOR, move)
+kind: MOVE_KIND_STOP
+<BLANKLINE>
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from hanafuda_referee.api.proto_json import JsonWriter, list_text, timestamp_text
-from hanafuda_referee.api.proto_wire import WireWriter, wire_list
 
-__all__ = ["JSON", "MESSAGE", "WIRE", "Form", "WrittenEvent", "written_event"]
+__all__ = ["JSON", "MESSAGE", "Form", "WrittenEvent", "written_event"]
 
 W = TypeVar("W")
 
@@ -74,25 +73,6 @@ class _JsonForm:
         return timestamp_text(seconds, nanos)
 
 
-class _WireForm:
-    """Protobuf bytes (``bytes``)."""
-
-    def __init__(self) -> None:
-        self._writer = WireWriter()
-
-    def message(self, message: Message) -> bytes:
-        return message.SerializeToString()
-
-    def compose(self, descriptor: Descriptor, values: dict[str, Any]) -> bytes:
-        return self._writer.compose(descriptor, values)
-
-    def list(self, items: Iterable[bytes]) -> list[bytes]:
-        return wire_list(items)
-
-    def timestamp(self, seconds: int, nanos: int) -> bytes:
-        return Timestamp(seconds=seconds, nanos=nanos).SerializeToString()
-
-
 class _MessageForm:
     """Messages themselves: composing builds the message, whose constructor copies the parts
     given to it (kept parts are shared and never mutated)."""
@@ -118,9 +98,7 @@ class _MessageForm:
 
 #: Canonical proto3 JSON, as the HTTP transport writes it.
 JSON: Form[str] = _JsonForm()
-#: Protobuf bytes, as ``SerializeToString`` writes them.
-WIRE: Form[bytes] = _WireForm()
-#: The message itself (for the answers that are not composed: streams, logs, direct callers).
+#: The message itself (gRPC's answers, which grpc serializes, and everything not written in JSON).
 MESSAGE: Form[Message] = _MessageForm()
 
 

@@ -24,7 +24,7 @@ cannot succeed (expected version -1) asks exactly that and changes nothing.
 
 Answering: ``submit`` and ``get`` return a reply (:class:`MoveReply`, :class:`ViewReply`) rather
 than the message. A transport takes it written in its form (:mod:`.forms`: JSON text for HTTP,
-protobuf bytes for gRPC), which the reply composes from parts the adapter keeps written between
+the message for gRPC), which the reply composes from parts the adapter keeps written between
 moves (the rules, seat lines, moves, recurring events) without building the message: building
 the message and then writing it was most of a move's cost. The composed answer is what writing
 the message would give, byte for byte (``tests/service/test_replies.py``).
@@ -104,9 +104,9 @@ class _Header:
     """The first blob of a version's log entry.
 
     This and the other values made on every move (:class:`_Game`, :class:`MoveReply`) are
-    plain classes with ``Final`` attributes rather than frozen dataclasses: mypyc compiles
-    their ``__init__``, where a dataclass keeps the generated one, interpreted (about a
-    microsecond per object)."""
+    plain classes with ``Final`` attributes rather than frozen dataclasses, whose generated
+    ``__init__`` sets each field through ``object.__setattr__`` (about a microsecond per
+    object)."""
 
     __slots__ = ("initial_state", "move", "seat", "sequence", "time_ms")
 
@@ -275,8 +275,7 @@ class _StoreFailures(ErrorTranslation):
 
 def store_failures(game_id: str = "") -> AbstractContextManager[None]:
     """Turns store exceptions into API errors: unavailable, or ``UNKNOWN_GAME`` naming
-    ``game_id``. (Typed as a context manager rather than as the class: mypyc cannot compile a
-    ``with`` on a class of its own that extends an interpreted one.)"""
+    ``game_id``."""
     return _StoreFailures(game_id)
 
 
@@ -365,7 +364,7 @@ def _events(
 
 class MoveReply:
     """``SubmitMove``'s answer, in the form a transport sends: :meth:`message`, or
-    :meth:`written` in a form of :mod:`.forms` (JSON for HTTP, bytes for gRPC), which gives
+    :meth:`written` in a form of :mod:`.forms` (JSON for HTTP), which gives
     what writing the message would give without building it (the view and the events make up
     most of a move's cost). Immutable (see :class:`_Header`)."""
 
@@ -385,7 +384,7 @@ class MoveReply:
         return cast(service_pb2.SubmitMoveResponse, self.written(MESSAGE))
 
     def written(self, form: Form[W]) -> W:
-        """The answer in ``form``, composed from kept parts: in JSON or bytes, without the
+        """The answer in ``form``, composed from kept parts: in JSON, without the
         message."""
         game, api_version = self.game, self.game.api_version
         events = _written_events(
@@ -454,7 +453,7 @@ class _WatchSteps:
 class WatchCursor:
     """Where a ``WatchGame`` stream stands: the state reached by the log entries read so far
     (:meth:`advance`), and what the stream shows. The stream itself, an async generator, lives
-    in :mod:`.watching`: mypyc, which compiles this module, compiles no async generator.
+    in :mod:`.watching`.
     ``steps``: where the watchers of a process share the steps they read (none: not shared)."""
 
     def __init__(

@@ -48,9 +48,8 @@ from hanafuda_referee.api.caller import (
     sent_twice,
 )
 from hanafuda_referee.api.errors import DOMAIN, ApiError
-from hanafuda_referee.api.forms import WIRE
 from hanafuda_referee.api.observability import observe
-from hanafuda_referee.api.referee import Referee, reply_method
+from hanafuda_referee.api.referee import Referee
 
 __all__ = [
     "HARD_CAP_FACTOR",
@@ -180,18 +179,6 @@ def _unary_handler(
     return handle
 
 
-def _serialized_reply(
-    replying: Callable[[Message, Caller], Awaitable[Any]],
-) -> Callable[[Message, Caller], Awaitable[Any]]:
-    """A method returning the serialized answer of a method returning a reply."""
-
-    async def call(request: Message, caller: Caller) -> bytes:
-        written: bytes = (await replying(request, caller)).written(WIRE)
-        return written
-
-    return call
-
-
 def _stream_handler(
     name: str, method: Callable[[Message, Caller], AsyncIterator[Message]]
 ) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Message]]:
@@ -226,16 +213,7 @@ def referee_handler(
         request_type: type[Message] = getattr(service_pb2, rpc.input_type.name)
         response_type: type[Message] = getattr(service_pb2, rpc.output_type.name)
         method = getattr(referee, rpc.name)
-        replying = reply_method(referee, rpc.name)
-        if replying is not None and not rpc.server_streaming:
-            # A method whose answer can be serialized without its message (see
-            # Referee.SubmitMoveReply): the handler hands gRPC the bytes.
-            handlers[rpc.name] = grpc.unary_unary_rpc_method_handler(
-                _unary_handler(rpc.name, _serialized_reply(replying)),
-                request_deserializer=_request_deserializer(request_type, max_request_bytes),
-                response_serializer=None,  # bytes already
-            )
-        elif rpc.server_streaming:
+        if rpc.server_streaming:
             handlers[rpc.name] = grpc.unary_stream_rpc_method_handler(
                 _stream_handler(rpc.name, method),
                 request_deserializer=_request_deserializer(request_type, max_request_bytes),

@@ -219,7 +219,7 @@ class Referee:
         self, request: service_pb2.SubmitMoveRequest, caller: Caller
     ) -> MoveReply:
         """:meth:`SubmitMove` with its answer not yet built: a transport that can write it in
-        its own form without the message (both do: JSON text and protobuf bytes, see
+        its own form without the message (the HTTP transport writes JSON text, see
         :class:`~.games.MoveReply`) calls this (see :func:`reply_method`)."""
         return await self.games.submit(request, caller)
 

@@ -1,8 +1,8 @@
 """The ``WatchGame`` stream of a hosted game: the current view (or the versions after a resume
 point), then every new version, until the game ends or the caller goes away.
 
-An async generator over :class:`~.games.WatchCursor`, in a module of its own: everything else
-of the hosted games is compiled with mypyc (see setup.py), which compiles no async generator.
+An async generator over :class:`~.games.WatchCursor`, which holds where the stream stands; the
+generator only reads, waits and yields.
 
 :class:`WatcherSlots` bounds how many streams a process follows at once. Watching needs no
 token, and a stream holds a socket, its buffers and a task for as long as the client likes: with

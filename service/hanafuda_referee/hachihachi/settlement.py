@@ -217,8 +217,7 @@ def _check_counts(counts: tuple[int, ...]) -> None:
 
 
 def settle(
-    # Any length: checking that there are three is this function's job (BadCardsError), which a
-    # compiled build's argument check for tuple[int, int, int] would do first (TypeError).
+    # Any length: checking that there are three is this function's job (BadCardsError).
     counts: tuple[int, ...],
     multiplier: int,
     *,

@@ -21,8 +21,7 @@ __all__ = [
 MAX_GAME_ID_LENGTH = 64
 MAX_REQUEST_ID_LENGTH = 128
 _FORBIDDEN_IN_GAME_ID = frozenset("{}*?[]\\")
-#: What :func:`check_bytes` accepts. A tuple: compiled, ``bytes | bytearray | memoryview`` in the
-#: ``isinstance`` call would build a union type on every call.
+#: What :func:`check_bytes` accepts.
 _BINARY = (bytes, bytearray, memoryview)
 _BINARY_OR_TEXT = (*_BINARY, str)
 
@@ -67,8 +66,7 @@ def check_bytes(name: str, value: object) -> bytes:
 def check_events(events: Sequence[object]) -> tuple[bytes, ...]:
     """The events of one move as a tuple of bytes; refuses a lone bytes value or non-bytes.
 
-    Its items are typed ``object``, not ``bytes``: compiled, a ``bytes`` item would be
-    type-checked before :func:`check_bytes` sees it, refusing a ``bytearray`` the sources accept.
+    Its items are typed ``object``, not ``bytes``: :func:`check_bytes` is what checks them.
     """
     if isinstance(events, _BINARY_OR_TEXT):
         raise TypeError("events is a sequence of bytes values, not one value")

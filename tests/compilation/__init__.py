@@ -1,1 +1,0 @@
-"""Checks of the compiled build: what setup.py compiles, and that the tests run what it built."""
