@@ -32,7 +32,8 @@ def test_the_examples_are_found_across_the_package() -> None:
     for name in ("hanafuda_referee.cards", "hanafuda_referee.koikoi.scoring"):
         assert name in MODULES
     assert any(name.startswith("hanafuda_referee.hachihachi.") for name in MODULES)
-    assert any(name.startswith("hanafuda_referee.api.") for name in MODULES)
+    for package in ("hosting", "http", "writers"):
+        assert any(name.startswith(f"hanafuda_referee.{package}.") for name in MODULES)
     assert any(name.startswith("hanafuda_referee.store.") for name in MODULES)
 
 

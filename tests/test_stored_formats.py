@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from hanafuda_referee.api import hachihachi_adapter as hachi_adapter
-from hanafuda_referee.api import koikoi_adapter
-from hanafuda_referee.api.adapters import GameInfo
-from hanafuda_referee.api.koikoi_adapter import KOI_KOI
 from hanafuda_referee.dealing import shuffled_deal
 from hanafuda_referee.hachihachi import codec as hachi_codec
 from hanafuda_referee.hachihachi import game as hachi
 from hanafuda_referee.hachihachi.game import HachiHachiState
 from hanafuda_referee.hachihachi.rules import HachiHachiRules
+from hanafuda_referee.hosting import hachihachi as hachi_adapter
+from hanafuda_referee.hosting import koikoi as koikoi_adapter
+from hanafuda_referee.hosting.adapter import GameInfo
+from hanafuda_referee.hosting.koikoi import KOI_KOI
 from hanafuda_referee.koikoi import codec as koikoi_codec
 from hanafuda_referee.koikoi import events as koikoi_events
 from hanafuda_referee.koikoi import game as koikoi

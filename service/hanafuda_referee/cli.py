@@ -13,9 +13,14 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from hanafuda_referee.config import Config, add_arguments
 from hanafuda_referee.koikoi.rules import PRESETS
+
+if TYPE_CHECKING:  # the service's modules are imported only to serve (not for ``demo``)
+    from hanafuda_referee.serving import ExtraServices
+    from hanafuda_referee.store import GameStore
 
 __all__ = ["main"]
 
@@ -33,8 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line ``argv`` (default: the process's); returns the exit status."""
+def main(
+    argv: Sequence[str] | None = None, *, extra: Callable[[GameStore], ExtraServices] | None = None
+) -> int:
+    """Run the command line ``argv`` (default: the process's); returns the exit status.
+    ``extra``: services to serve beside the referee's (see :func:`.serving.serve`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     # No command, or only settings flags: serve.
     if not args or (args[0].startswith("-") and args[0] not in ("-h", "--help")):
@@ -50,13 +58,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = Config.load(parsed, os.environ)
     except ValueError as error:
         parser.error(str(error))
-    from hanafuda_referee.api.observability import configure_logging
-    from hanafuda_referee.api.serve import StartupFailed, serve
+    from hanafuda_referee.observability.logs import configure_logging
+    from hanafuda_referee.serving import StartupFailed, serve
 
     configure_logging(config.log_format, config.log_level)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         try:
-            runner.run(serve(config))
+            runner.run(serve(config, extra=extra))
         except StartupFailed:
             return 1  # logged as it happened
     return 0

@@ -3,9 +3,6 @@ defaults, in that order of precedence.
 
 Every setting, with its flag, variable and default, is in the README's *Settings* table
 (``tests/service/test_config.py`` keeps the two in step).
-
-The benchmark endpoints are the two reference requests ``tests/benchmarks/service.py`` measures
-the API against (:mod:`hanafuda_referee.api.benchmark_endpoints`); they stay off in production.
 """
 
 from __future__ import annotations
@@ -47,7 +44,6 @@ class Config:
     shutdown_grace: float = 10.0
     game_cache_size: int = 4096
     max_watchers: int = 10_000
-    benchmark_endpoints: bool = False
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -143,7 +139,6 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "shutdown_grace": ("HANAFUDA_SHUTDOWN_GRACE", float),
     "game_cache_size": ("HANAFUDA_GAME_CACHE_SIZE", int),
     "max_watchers": ("HANAFUDA_MAX_WATCHERS", int),
-    "benchmark_endpoints": ("HANAFUDA_BENCHMARK_ENDPOINTS", _bool),
 }
 
 #: Every environment variable the service reads.
@@ -229,12 +224,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--shutdown-grace", "seconds in-flight calls get at shutdown", type=float)
     add("--game-cache-size", "games whose last state each process keeps", type=int)
     add("--max-watchers", "WatchGame streams the process follows at once", type=int)
-    add(
-        "--benchmark-endpoints",
-        "serve the benchmark's reference requests: a no-op and one plain Redis write",
-        action="store_true",
-        default=None,
-    )
 
 
 def parse(argv: Sequence[str], env: Mapping[str, str]) -> Config:

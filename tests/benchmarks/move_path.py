@@ -45,14 +45,14 @@ from typing import Any
 from google.protobuf import json_format
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2
 from tests.asgi import AsgiCaller
+from tests.benchmarks import reference_requests as benchmark_endpoints
 
-from hanafuda_referee.api import benchmark_endpoints
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.forms import JSON
-from hanafuda_referee.api.http_app import create_app
-from hanafuda_referee.api.observability import configure_logging
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.http.app import create_app
+from hanafuda_referee.observability.logs import configure_logging
 from hanafuda_referee.store import MemoryStore
+from hanafuda_referee.writers.forms import JSON
 
 FORMS: dict[str, Callable[[Any], Any]] = {
     "json": lambda reply: reply.written(JSON),

@@ -1,7 +1,8 @@
 """Service throughput and latency over HTTP and gRPC against Redis: a script, not a test.
 
-Starts a private ``redis-server`` (default settings) and one ``hanafuda-referee serve`` process on
-it with testing features and the benchmark endpoints on (or takes an existing server's addresses),
+Starts a private ``redis-server`` (default settings) and one service process on it with testing
+features and the reference requests on (``python -m tests.benchmarks.reference_requests serve``;
+or takes an existing server's addresses),
 then, for each transport and with the same load generator, measures requests per second and
 p50/p99 latency of:
 
@@ -47,7 +48,7 @@ Run from the repository root::
 
 ``--redis-url`` uses an existing Redis instead of a private one; ``--http-url`` with
 ``--grpc-target`` (and ``--redis-url`` with ``--key-prefix`` for the memory figure) benchmarks an
-already running server, started with testing features and the benchmark endpoints on.
+already running server, started as above (``--allow-testing-features``).
 """
 
 from __future__ import annotations
@@ -78,16 +79,17 @@ import grpc
 import redis
 from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 from redis.asyncio import Redis as AsyncRedis
+from tests.benchmarks import reference_requests
 from tests.benchmarks.move_path import KINDS
-from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
-from tests.system.processes import RefereeProcess
-
-from hanafuda_referee.api.benchmark_endpoints import (
+from tests.benchmarks.reference_requests import (
     NOOP_METHOD,
     NOOP_PATH,
     WRITE_METHOD,
     WRITE_PATH,
 )
+from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
+from tests.system.processes import RefereeProcess
+
 from hanafuda_referee.cards import MONTH_OF
 from hanafuda_referee.store.keys import KeySpace
 
@@ -923,7 +925,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--http-url",
         help="benchmark the running server at this URL (with --grpc-target) instead of "
-        "starting one; it needs testing features and the benchmark endpoints on",
+        "starting one; run it with python -m tests.benchmarks.reference_requests "
+        "--allow-testing-features",
     )
     parser.add_argument("--grpc-target", help="host:port of that running server's gRPC")
     parser.add_argument(
@@ -993,7 +996,7 @@ def deploy(
             "HANAFUDA_KEY_PREFIX": prefix,
             "HANAFUDA_LOG_LEVEL": args.log_level,
         },
-        flags=["--benchmark-endpoints"],
+        command=reference_requests.COMMAND,
     )
     server.start()
     stack.callback(server.stop)
@@ -1003,7 +1006,7 @@ def deploy(
     target = Target(("127.0.0.1", server.http_port), server.grpc_target, pid, raw)
     version = raw.info("server")["redis_version"]
     description = (
-        f"one hanafuda-referee process started here (testing features and benchmark endpoints "
+        f"one service process started here (testing features and reference requests "
         f"on, log level {args.log_level}, JSON log lines to a file), Redis {version} {where}, "
         f"key prefix {prefix}"
     )

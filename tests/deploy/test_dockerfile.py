@@ -459,7 +459,7 @@ def test_the_builder_stage_builds_a_complete_wheel(
     # The unpacked wheel imports on its own, and the HTTP layer finds its packaged descriptors.
     check = (
         "import pathlib, sys, hanafuda_referee, hanafuda.v1.service_pb2\n"
-        "from hanafuda_referee.api import http_app, openapi\n"
+        "from hanafuda_referee.http import openapi\n"
         "assert pathlib.Path(hanafuda_referee.__file__).is_relative_to(sys.argv[1])\n"
         "assert openapi.load_comments(), 'descriptor set not found'\n"
     )

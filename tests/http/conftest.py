@@ -9,7 +9,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from hanafuda_referee.api.http_app import create_app
+from hanafuda_referee.http.app import create_app
 
 from .fakes import FakeReferee
 

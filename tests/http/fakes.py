@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
 
 
 @dataclass

@@ -11,9 +11,9 @@ from hanafuda.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.http_app import create_app
-from hanafuda_referee.api.http_routes import (
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.http.app import create_app
+from hanafuda_referee.http.routes import (
     HttpBinding,
     bind_request,
     parse_template,

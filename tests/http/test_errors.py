@@ -9,8 +9,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from hanafuda_referee.api.errors import DOMAIN, STATUS
-from hanafuda_referee.api.http_app import create_app
+from hanafuda_referee.calls.errors import DOMAIN, STATUS
+from hanafuda_referee.http.app import create_app
 
 from .fakes import FakeReferee
 
@@ -68,7 +68,7 @@ def test_an_unknown_route_is_404_in_the_same_shape(client: TestClient[Litestar])
 def test_an_unexpected_exception_is_500_without_its_details(
     client: TestClient[Litestar], caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.ERROR, logger="hanafuda_referee.api.http_app"):
+    with caplog.at_level(logging.ERROR, logger="hanafuda_referee.http.app"):
         response = client.get("/v1/games/crash")
     assert response.status_code == 500
     assert "secret" not in response.text

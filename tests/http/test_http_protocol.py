@@ -12,7 +12,7 @@ import uvicorn
 from prometheus_client import REGISTRY
 from uvicorn.server import ServerState
 
-from hanafuda_referee.api.http_protocol import (
+from hanafuda_referee.http.protocol import (
     MAX_HEAD_BYTES,
     CoalescedWrites,
     CoalescingHttpToolsProtocol,

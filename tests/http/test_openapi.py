@@ -14,8 +14,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from openapi_spec_validator import validate
 
-from hanafuda_referee.api.http_app import create_app
-from hanafuda_referee.api.openapi import load_comments
+from hanafuda_referee.http.app import create_app
+from hanafuda_referee.http.openapi import load_comments
 
 SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
 

@@ -22,7 +22,7 @@ def test_readyz_asks_the_referee(client: TestClient[Litestar], referee: FakeRefe
 
 
 def test_readyz_without_a_ready_method_is_ready() -> None:
-    from hanafuda_referee.api.http_app import create_app
+    from hanafuda_referee.http.app import create_app
 
     with TestClient[Litestar](create_app(object())) as client:
         assert client.get("/readyz").status_code == 200

@@ -29,11 +29,11 @@ from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, service_pb2
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.forms import JSON, MESSAGE, Form
-from hanafuda_referee.api.proto_json import JsonWriter, list_text, message_json, read_simple
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
+from hanafuda_referee.writers.forms import JSON, MESSAGE, Form
+from hanafuda_referee.writers.proto_json import JsonWriter, list_text, message_json, read_simple
 from tests.service.conftest import cards
 
 _SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]

@@ -17,11 +17,11 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from structlog.testing import capture_logs
 
-from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, Caller
-from hanafuda_referee.api.http_app import create_app
-from hanafuda_referee.api.referee import Referee
-from hanafuda_referee.api.serve import serve
+from hanafuda_referee.calls.caller import QUERY_TOKEN_PARAMETER, Caller
 from hanafuda_referee.config import Config
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.http.app import create_app
+from hanafuda_referee.serving import serve
 from hanafuda_referee.store import MemoryStore
 
 from .fakes import FakeReferee

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from hanafuda_referee.api.http_app import create_app
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.http.app import create_app
 from hanafuda_referee.store import MemoryStore
 
 from .live import next_event, running, sse_events

@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from prometheus_client import REGISTRY
 from structlog.testing import capture_logs
 
-from hanafuda_referee.api.http_app import create_app
+from hanafuda_referee.http.app import create_app
 
 from .fakes import FakeReferee
 

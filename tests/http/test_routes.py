@@ -15,8 +15,8 @@ from hanafuda.v1 import service_pb2
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.http_app import create_app
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.http.app import create_app
 
 SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
 METHODS = list(SERVICE.methods)

@@ -12,9 +12,9 @@ import pytest
 from hanafuda.v1 import service_pb2
 from structlog.testing import capture_logs
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.http_app import create_app
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.http.app import create_app
 
 from .fakes import FakeReferee
 from .live import TIMEOUT, next_event, running, sse_events

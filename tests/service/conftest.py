@@ -18,9 +18,9 @@ import pytest_asyncio
 from hanafuda.v1 import cards_pb2, game_pb2, rules_pb2, service_pb2
 from redis.asyncio import Redis
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.grpc_server import GrpcServer
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.grpc.server import GrpcServer
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore, StoreSettings, open_store
 
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from hanafuda.v1 import rules_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameAdapter, adapter_for
+from hanafuda_referee.hosting.adapter import GameAdapter
+from hanafuda_referee.hosting.kinds import adapter_for
 from hanafuda_referee.moves import Move
 
 from .test_hachihachi_games import request as hachihachi_request

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from hanafuda_referee.api.caller import new_request_id
+from hanafuda_referee.calls.caller import new_request_id
 
 
 def test_request_ids_are_32_hex_digits_and_do_not_repeat() -> None:

@@ -43,18 +43,18 @@ import pytest
 from hanafuda.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2
 
 import hanafuda_referee
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.convert import deal_to_proto, move_to_proto
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import JSON, MESSAGE
-from hanafuda_referee.api.games import HostedGames
-from hanafuda_referee.api.watching import watch_game
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.dealing import Deal, shuffled_deal
 from hanafuda_referee.errors import MoveRejected, RulesError
 from hanafuda_referee.hachihachi import game as hachi_game
+from hanafuda_referee.hosting.convert import deal_to_proto, move_to_proto
+from hanafuda_referee.hosting.games import HostedGames
+from hanafuda_referee.hosting.watching import watch_game
 from hanafuda_referee.koikoi import game as koikoi_game
 from hanafuda_referee.koikoi import rules as koikoi_rules
 from hanafuda_referee.store import MemoryStore
+from hanafuda_referee.writers.forms import JSON, MESSAGE
 from tests.system.hidden import GameTruth
 
 _PACKAGE = str(Path(hanafuda_referee.__file__).resolve().parent)

@@ -30,10 +30,11 @@ import pytest
 from google.protobuf import json_format
 from hanafuda.v1 import moves_pb2, service_pb2, service_pb2_grpc
 
-from hanafuda_referee.api import http_app, observability
-from hanafuda_referee.api.games import HostedGames
-from hanafuda_referee.api.grpc_server import GrpcServer
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.grpc.server import GrpcServer
+from hanafuda_referee.hosting.games import HostedGames
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.http import app as http_app
+from hanafuda_referee.observability import logs as observability
 from hanafuda_referee.store import MemoryStore
 from tests.asgi import AsgiCaller
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hanafuda_referee.api.serve import FULL_COLLECTION_THRESHOLD, settle_garbage_collector
+from hanafuda_referee.serving import FULL_COLLECTION_THRESHOLD, settle_garbage_collector
 
 
 @pytest.fixture

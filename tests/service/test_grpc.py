@@ -28,9 +28,9 @@ from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from structlog.testing import capture_logs
 
-from hanafuda_referee.api.errors import DOMAIN
-from hanafuda_referee.api.grpc_server import HARD_CAP_FACTOR, SERVICE_NAME, GrpcServer
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.errors import DOMAIN
+from hanafuda_referee.grpc.server import HARD_CAP_FACTOR, SERVICE_NAME, GrpcServer
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
 from .conftest import cards, scripted_request, serving_grpc

@@ -6,7 +6,7 @@ import random
 
 from hanafuda.v1 import game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.hosting.referee import Referee
 
 from .conftest import SPECTATOR, seat
 

@@ -8,11 +8,11 @@ import random
 import pytest
 from hanafuda.v1 import game_pb2, moves_pb2, service_pb2
 
-from hanafuda_referee.api.convert import deal_to_proto
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.dealing import Deal, shuffled_deal
 from hanafuda_referee.hachihachi.game import seeded_deal
+from hanafuda_referee.hosting.convert import deal_to_proto
+from hanafuda_referee.hosting.referee import Referee
 
 from .conftest import SPECTATOR, seat, seeded_request
 from .test_hachihachi_games import request as hachihachi_request

@@ -27,10 +27,11 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, g
 from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
 from structlog.testing import capture_logs
 
-from hanafuda_referee.api import metrics, observability
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.observability import (
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.observability import logs as observability
+from hanafuda_referee.observability import metrics
+from hanafuda_referee.observability.logs import (
     RequestRecord,
     annotate,
     configure_logging,

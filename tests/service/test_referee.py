@@ -11,9 +11,9 @@ import pytest
 from google.protobuf.message import Message
 from hanafuda.v1 import events_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.referee import RPC_NAMES, Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.hosting.referee import RPC_NAMES, Referee
 from hanafuda_referee.store import MemoryStore, StoreSettings, open_store
 
 from .conftest import (

@@ -6,12 +6,12 @@ import doctest
 
 import pytest
 
-from hanafuda_referee.api import convert
-from hanafuda_referee.api.convert import engine_refusals
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.games import store_failures
+from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.errors import MoveRejected, Reason, RulesError
 from hanafuda_referee.hachihachi.inputs import BadCardsError
+from hanafuda_referee.hosting import convert
+from hanafuda_referee.hosting.convert import engine_refusals
+from hanafuda_referee.hosting.games import store_failures
 from hanafuda_referee.store import GameNotFound, StoreUnavailable
 
 

@@ -1,10 +1,10 @@
 """Answers written without their message are the message written, byte for byte.
 
-``SubmitMove`` and ``GetGame`` answer with a reply (:class:`~hanafuda_referee.api.games.MoveReply`)
-that composes its JSON text (HTTP) or its protobuf bytes (gRPC) from parts kept between moves.
-Complete random games of both kinds under every preset check every answer, as each seat and as
-a spectator, retries included, against ``json_format``'s text and ``SerializeToString``'s bytes
-of the message.
+``SubmitMove`` and ``GetGame`` answer with a reply
+(:class:`~hanafuda_referee.hosting.games.MoveReply`) that composes its JSON text (HTTP) from
+parts kept between moves, or builds its message (gRPC) from the same parts. Complete random games
+of both kinds under every preset check every answer, as each seat and as a spectator, retries
+included, against ``json_format``'s text of the message.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.forms import JSON, MESSAGE
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
+from hanafuda_referee.writers.forms import JSON, MESSAGE
 
 
 def reference(message: Message) -> str:

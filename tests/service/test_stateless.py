@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hanafuda.v1 import rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.cards import Card
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.koikoi.rules import PRESETS
 
 from .conftest import SPECTATOR, cards

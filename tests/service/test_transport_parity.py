@@ -23,11 +23,11 @@ from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
-from hanafuda_referee.api import http_app
-from hanafuda_referee.api.caller import bearer_token
-from hanafuda_referee.api.errors import MAX_MESSAGE, STATUS, ApiError
-from hanafuda_referee.api.grpc_server import caller_from_metadata
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import bearer_token
+from hanafuda_referee.calls.errors import MAX_MESSAGE, STATUS, ApiError
+from hanafuda_referee.grpc.server import caller_from_metadata
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.http import app as http_app
 from hanafuda_referee.store import MemoryStore
 from tests.asgi import AsgiCaller
 

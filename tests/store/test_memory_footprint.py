@@ -22,8 +22,8 @@ import pytest_asyncio
 from hanafuda.v1 import rules_pb2, service_pb2
 from redis.asyncio import Redis
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import Committed, Duplicate, RedisStore, StoreSettings
 
 from .servers import REDIS_SERVER, ServerProcess, free_port

@@ -28,7 +28,7 @@ from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 
-from hanafuda_referee.api.errors import STATUS
+from hanafuda_referee.calls.errors import STATUS
 from tests.http.live import sse_events
 
 from .processes import RefereeProcess

@@ -41,12 +41,12 @@ from typing import Any
 from google.protobuf.message import Message
 from hanafuda.v1 import events_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.convert import deal_from_proto
-from hanafuda_referee.api.hachihachi_adapter import HACHI_HACHI
-from hanafuda_referee.api.koikoi_adapter import KOI_KOI
 from hanafuda_referee.cards import Card, cards_of
 from hanafuda_referee.hachihachi import events as hachi_events
 from hanafuda_referee.hachihachi import game as hachi_game
+from hanafuda_referee.hosting.convert import deal_from_proto
+from hanafuda_referee.hosting.hachihachi import HACHI_HACHI
+from hanafuda_referee.hosting.koikoi import KOI_KOI
 from hanafuda_referee.koikoi import events as koikoi_events
 from hanafuda_referee.koikoi import game as koikoi_game
 from hanafuda_referee.moves import Move, MoveKind

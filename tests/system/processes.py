@@ -43,7 +43,8 @@ class RefereeProcess:
     """One service process: gRPC on :attr:`grpc_port`, HTTP on :attr:`http_port`.
 
     ``env`` adds environment variables (``REDIS_URL``, ``HANAFUDA_KEY_PREFIX``...); ``flags``
-    adds command-line flags. Testing features (seeds, prepared deals) are on unless
+    adds command-line flags; ``command`` replaces the console script (its ``serve`` and the
+    flags follow). Testing features (seeds, prepared deals) are on unless
     ``allow_testing`` is False.
     """
 
@@ -55,12 +56,14 @@ class RefereeProcess:
         flags: Sequence[str] = (),
         allow_testing: bool = True,
         name: str = "referee",
+        command: Sequence[str] | None = None,
     ) -> None:
         self.directory = directory
         self.name = name
         self.extra_env = dict(env or {})
         self.flags = list(flags)
         self.allow_testing = allow_testing
+        self.command = list(command) if command is not None else referee_command()
         self.grpc_port = free_port()
         self.http_port = free_port()
         while self.http_port == self.grpc_port:
@@ -128,7 +131,7 @@ class RefereeProcess:
         env.update(self.extra_env)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [*referee_command(), "serve", *self.flags],
+            [*self.command, "serve", *self.flags],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from hanafuda.v1 import events_pb2, game_pb2, moves_pb2, service_pb2
 
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
 
 from .clients import Client

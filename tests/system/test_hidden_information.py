@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from hanafuda.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameInfo, adapter_for
 from hanafuda_referee.cards import Card
+from hanafuda_referee.hosting.adapter import GameInfo
+from hanafuda_referee.hosting.kinds import adapter_for
 from tests.service.conftest import seeded_request
 
 from .clients import TRANSPORTS, Client, Refused, collect, open_client, refusal_of

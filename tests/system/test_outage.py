@@ -25,7 +25,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from hanafuda.v1 import game_pb2, service_pb2
 
-from hanafuda_referee.api.grpc_server import SERVICE_NAME
+from hanafuda_referee.grpc.server import SERVICE_NAME
 from tests.service.conftest import seeded_request
 from tests.store.servers import REDIS_SERVER, ServerProcess, free_port
 

@@ -20,7 +20,7 @@ import grpc
 import pytest
 from hanafuda.v1 import errors_pb2, game_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.errors import DOMAIN, STATUS
+from hanafuda_referee.calls.errors import DOMAIN, STATUS
 from tests.service.conftest import cards, scripted_request
 
 from .clients import GrpcClient, HttpClient, Refused, open_client, refusal_of

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from hanafuda_referee.api.http_protocol import MAX_HEAD_BYTES
+from hanafuda_referee.http.protocol import MAX_HEAD_BYTES
 
 from .conftest import own_referee
 from .processes import RefereeProcess

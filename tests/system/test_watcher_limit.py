@@ -118,7 +118,7 @@ def _limits_after_start(soft: int, hard: int) -> tuple[int | None, tuple[int, in
     limits it then holds."""
     script = (
         "import resource\n"
-        "from hanafuda_referee.api.serve import raise_open_file_limit\n"
+        "from hanafuda_referee.serving import raise_open_file_limit\n"
         "print(raise_open_file_limit(), *resource.getrlimit(resource.RLIMIT_NOFILE))\n"
     )
 

@@ -1,8 +1,9 @@
-"""The benchmark's reference requests: absent by default, served on both transports when enabled,
-and the write is one real, short-lived key under the prefix.
+"""The benchmark's reference requests: never served by the console script, served on both
+transports by the benchmark's own entry point, and the write is one real, short-lived key under
+the prefix.
 
-Real ``hanafuda-referee`` processes for the on/off behaviour (so the flag is parsed as an operator
-passes it); an in-process app and gRPC server for the store-down answers.
+Real processes for the served or not (as the benchmark starts its server); an in-process app and
+gRPC server for the store-down answers.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import pytest
 import pytest_asyncio
 import redis
 from litestar.testing import AsyncTestClient
-
-from hanafuda_referee.api.benchmark_endpoints import (
+from tests.benchmarks.reference_requests import (
+    COMMAND,
     NOOP_METHOD,
     NOOP_PATH,
     WRITE_METHOD,
@@ -25,27 +26,19 @@ from hanafuda_referee.api.benchmark_endpoints import (
     grpc_handler,
     http_handlers,
 )
-from hanafuda_referee.api.grpc_server import GrpcServer
-from hanafuda_referee.api.http_app import create_app
-from hanafuda_referee.api.referee import Referee
-from hanafuda_referee.config import parse
-from hanafuda_referee.store import RedisStore, StoreSettings
-from hanafuda_referee.store.keys import KeySpace
+from tests.service.conftest import REDIS_URL
 from tests.store.servers import free_port
 from tests.system.processes import RefereeProcess
 from tests.system.shared_redis import owned_prefix
 
-from .conftest import REDIS_URL
+from hanafuda_referee.grpc.server import GrpcServer
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.http.app import create_app
+from hanafuda_referee.store import RedisStore, StoreSettings
+from hanafuda_referee.store.keys import KeySpace
 
 #: The reference write's key lives this long (RedisStore's _PROBE_TTL_MS).
 PROBE_TTL_MS = 10_000
-
-
-def test_the_setting_is_off_by_default_and_on_by_flag_or_environment() -> None:
-    assert parse([], {}).benchmark_endpoints is False
-    assert parse(["--benchmark-endpoints"], {}).benchmark_endpoints is True
-    assert parse([], {"HANAFUDA_BENCHMARK_ENDPOINTS": "true"}).benchmark_endpoints is True
-    assert parse([], {"HANAFUDA_BENCHMARK_ENDPOINTS": "0"}).benchmark_endpoints is False
 
 
 def _grpc_call(target: str, method: str) -> bytes:
@@ -68,7 +61,7 @@ def shared_prefix() -> Iterator[str]:
         yield prefix
 
 
-def test_the_endpoints_are_absent_by_default(tmp_path: Path) -> None:
+def test_the_console_script_serves_none_of_them(tmp_path: Path) -> None:
     with RefereeProcess(tmp_path) as process:
         assert httpx.get(process.http_url + NOOP_PATH, timeout=10).status_code == 404
         assert httpx.post(process.http_url + WRITE_PATH, timeout=10).status_code == 404
@@ -76,14 +69,14 @@ def test_the_endpoints_are_absent_by_default(tmp_path: Path) -> None:
         assert _grpc_code(process.grpc_target, WRITE_METHOD) == grpc.StatusCode.UNIMPLEMENTED
 
 
-def test_enabled_endpoints_answer_and_the_write_sets_one_key_with_a_ttl(
+def test_the_benchmark_server_answers_them_and_the_write_sets_one_key_with_a_ttl(
     tmp_path: Path, shared_prefix: str
 ) -> None:
     env = {"REDIS_URL": REDIS_URL, "HANAFUDA_KEY_PREFIX": shared_prefix}
     raw = redis.Redis.from_url(REDIS_URL)
     probe_key = (shared_prefix + "probe").encode()
     try:
-        with RefereeProcess(tmp_path, env=env, flags=["--benchmark-endpoints"]) as process:
+        with RefereeProcess(tmp_path, env=env, command=COMMAND) as process:
             noop = httpx.get(process.http_url + NOOP_PATH, timeout=10)
             assert (noop.status_code, noop.content) == (204, b"")
             assert _grpc_call(process.grpc_target, NOOP_METHOD) == b""

@@ -1,23 +1,22 @@
 """The gRPC transport: ``hanafuda.v1.RefereeService`` on a ``grpc.aio`` server.
 
-Every RPC is delegated by name to the :class:`~.referee.Referee` method of the same name (the
-handlers are built from the service descriptor, so a new RPC needs no code here). Requests carry
-the player token in the metadata ``authorization: Bearer <token>``, the API key in ``x-api-key``
-and an optional ``x-request-id`` for the logs.
+Every RPC is delegated by name to the :class:`~hanafuda_referee.hosting.referee.Referee` method of
+the same name (the handlers are built from the service descriptor, so a new RPC needs no code here).
+Requests carry the player token in the metadata ``authorization: Bearer <token>``, the API key in
+``x-api-key`` and an optional ``x-request-id`` for the logs.
 
 Errors are rich: the status carries a ``google.rpc.Status`` (in the ``grpc-status-details-bin``
 trailer) whose details hold one ``google.rpc.ErrorInfo`` with the reason, the service's domain
 and the error's metadata; clients read it with ``grpc_status.rpc_status.from_call``. Unexpected
 failures become ``INTERNAL`` with a fixed message, so no internal detail reaches a client.
 
-Request size: a request message over ``max_request_bytes`` is refused with ``INVALID_ARGUMENT``
-and the reason ``REQUEST_TOO_LARGE`` (as on HTTP), and one that does not parse with
-``BAD_ENCODING``. Both are decided by the request deserializer, which sees the raw bytes before
-anything is parsed, and raised inside the call's :func:`~.observability.observe`, so they are
-logged and counted like any refusal. grpc itself accepts messages up to
-:data:`HARD_CAP_FACTOR` times the limit, so that those reach our check; anything larger is cut
-off by grpc with ``RESOURCE_EXHAUSTED`` (no ``ErrorInfo``), which bounds the memory a request
-can take.
+Request size: a request message over ``max_request_bytes`` is refused with ``INVALID_ARGUMENT`` and
+the reason ``REQUEST_TOO_LARGE`` (as on HTTP), and one that does not parse with ``BAD_ENCODING``.
+Both are decided by the request deserializer, which sees the raw bytes before anything is parsed,
+and raised inside the call's :func:`~hanafuda_referee.observability.logs.observe`, so they are
+logged and counted like any refusal. grpc itself accepts messages up to :data:`HARD_CAP_FACTOR`
+times the limit, so that those reach our check; anything larger is cut off by grpc with
+``RESOURCE_EXHAUSTED`` (no ``ErrorInfo``), which bounds the memory a request can take.
 
 The server also serves the standard health service (``grpc.health.v1.Health``) and server
 reflection. Health: the overall status ``""`` is liveness (SERVING while the process serves);
@@ -27,7 +26,7 @@ the referee's service name is readiness, NOT_SERVING while the game store does n
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,16 +39,16 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import service_pb2
 
-from hanafuda_referee.api.caller import (
+from hanafuda_referee.calls.caller import (
     CREDENTIAL_HEADERS,
     Caller,
     bearer_token,
     new_request_id,
     sent_twice,
 )
-from hanafuda_referee.api.errors import DOMAIN, ApiError
-from hanafuda_referee.api.observability import observe
-from hanafuda_referee.api.referee import Referee
+from hanafuda_referee.calls.errors import DOMAIN, ApiError
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.observability.logs import observe
 
 __all__ = [
     "HARD_CAP_FACTOR",
@@ -90,9 +89,9 @@ def _internal_status() -> status_pb2.Status:
 def caller_from_metadata(metadata: Any, transport: str = "grpc") -> tuple[Caller, ApiError | None]:
     """The :class:`Caller` of a request's invocation metadata (pairs of key and value), and
     the refusal its credentials earn, read as HTTP reads its headers: ``authorization`` must be
-    ``Bearer <token>`` (:func:`~.caller.bearer_token`), and neither it nor ``x-api-key`` may
-    come twice. With a refusal, the caller carries the request id alone (its line names no
-    seat)."""
+    ``Bearer <token>`` (:func:`~hanafuda_referee.calls.caller.bearer_token`), and neither it nor
+    ``x-api-key`` may come twice. With a refusal, the caller carries the request id alone (its line
+    names no seat)."""
     credentials: dict[str, str] = {}
     request_id = ""
     refusal: ApiError | None = None
@@ -236,7 +235,7 @@ class GrpcServer:
     not opened its HTTP/2 session ``connect_timeout`` seconds after connecting is disconnected
     (0: grpc's default, 120 s). A connection with no call in flight for ``idle_timeout``
     seconds is closed (0: never).
-    ``extra_handlers`` serve further services on the same port (the benchmark endpoints).
+    ``extra_handlers`` serve further services on the same port.
     """
 
     def __init__(
@@ -248,7 +247,7 @@ class GrpcServer:
         max_request_bytes: int = 1024 * 1024,
         connect_timeout: float = 0.0,
         idle_timeout: float = IDLE_TIMEOUT,
-        extra_handlers: tuple[grpc.GenericRpcHandler, ...] = (),
+        extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
     ) -> None:
         self._referee = referee
         self._address = f"{host}:{port}"

@@ -1,10 +1,11 @@
 """Running the service: the gRPC server and the HTTP app, in one process and one event loop.
 
-Both transports share one :class:`~.referee.Referee` (so one store connection pool and one game
-cache). The HTTP app comes from ``hanafuda_referee.api.http_app:create_app(referee, config)``
-when that module exists; without it the service serves gRPC alone and says so in the log. With
-``benchmark_endpoints`` set, both transports also serve the benchmark's reference requests
-(:mod:`.benchmark_endpoints`).
+This is the composition root: the one module that knows every layer. Both transports share
+one :class:`~.hosting.referee.Referee` (so one store connection pool and one game cache). The
+HTTP app comes from ``hanafuda_referee.http.app:create_app(referee, config)`` when that module
+exists; without it the service serves gRPC alone and says so in the log. A caller of
+:func:`serve` may add services of its own on both ports (:class:`ExtraServices`: the service
+benchmark's reference requests, ``tests/benchmarks/reference_requests.py``).
 
 Start-up binds both ports before either serves: a port that cannot be bound (taken by another
 process, gRPC's included) is logged as ``cannot listen`` and raises :class:`StartupFailed`, with
@@ -24,27 +25,31 @@ import importlib
 import importlib.util
 import signal
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
+import grpc
 import uvicorn
+from litestar.handlers import HTTPRouteHandler
 
-from hanafuda_referee.api import benchmark_endpoints, metrics
-from hanafuda_referee.api.grpc_server import GrpcServer
-from hanafuda_referee.api.observability import logger
-from hanafuda_referee.api.referee import Referee
 from hanafuda_referee.config import Config
-from hanafuda_referee.store import RedisStore, StoreError, open_store
+from hanafuda_referee.grpc.server import GrpcServer
+from hanafuda_referee.hosting.referee import Referee
+from hanafuda_referee.observability import metrics
+from hanafuda_referee.observability.logs import logger
+from hanafuda_referee.store import GameStore, RedisStore, StoreError, open_store
 
 __all__ = [
     "FULL_COLLECTION_THRESHOLD",
+    "ExtraServices",
     "StartupFailed",
     "raise_open_file_limit",
     "serve",
     "settle_garbage_collector",
 ]
 
-_HTTP_MODULE = "hanafuda_referee.api.http_app"
+_HTTP_MODULE = "hanafuda_referee.http.app"
 #: Collections of the middle generation between two full collections (CPython's default: 10).
 FULL_COLLECTION_THRESHOLD = 1000
 
@@ -106,11 +111,11 @@ _GAUGE_PERIOD = 30.0
 
 def _http_protocol(request_timeout: float) -> Any:
     """uvicorn's protocol: httptools' with a response's head and body in one write and a
-    request's arrival bounded by ``request_timeout`` seconds (see :mod:`.http_protocol`), or
+    request's arrival bounded by ``request_timeout`` seconds (see :mod:`.http.protocol`), or
     h11's (neither) when httptools is missing."""
     if _HTTP_PARSER == "h11":
         return "h11"
-    from hanafuda_referee.api.http_protocol import with_request_timeout
+    from hanafuda_referee.http.protocol import with_request_timeout
 
     return with_request_timeout(request_timeout)
 
@@ -122,6 +127,15 @@ class _EmbeddedUvicorn(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+@dataclass(frozen=True)
+class ExtraServices:
+    """Services a process serves beside the referee's, on the same ports: gRPC handlers and
+    HTTP route handlers (registered on the app after the contract's routes)."""
+
+    grpc: Sequence[grpc.GenericRpcHandler] = ()
+    http: Sequence[HTTPRouteHandler] = ()
 
 
 class StartupFailed(Exception):
@@ -199,8 +213,14 @@ async def _sample_active_games(referee: Referee) -> None:
         await asyncio.sleep(_GAUGE_PERIOD)
 
 
-async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
-    """Serve until SIGTERM/SIGINT (or until ``stop`` is set), then shut down gracefully."""
+async def serve(
+    config: Config,
+    *,
+    stop: asyncio.Event | None = None,
+    extra: Callable[[GameStore], ExtraServices] | None = None,
+) -> None:
+    """Serve until SIGTERM/SIGINT (or until ``stop`` is set), then shut down gracefully.
+    ``extra``, given the process's store, names further services to serve on both ports."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     store = open_store(config.redis_url, config.store_settings())
@@ -228,21 +248,14 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
             max_watchers=config.max_watchers,
             spare=_SPARE_DESCRIPTORS,
         )
-    bench_store: benchmark_endpoints.ProbeWriter | None = None
-    if config.benchmark_endpoints:
-        if not isinstance(store, benchmark_endpoints.ProbeWriter):
-            raise TypeError(f"{type(store).__name__} cannot serve the benchmark write")
-        bench_store = store
-        logger.warning("benchmark endpoints enabled: /bench/* and hanafuda.bench.Bench")
+    services = ExtraServices() if extra is None else extra(store)
     grpc_server = GrpcServer(
         referee,
         host=config.host,
         port=config.grpc_port,
         max_request_bytes=config.max_request_bytes,
         connect_timeout=config.request_timeout,
-        extra_handlers=()
-        if bench_store is None
-        else (benchmark_endpoints.grpc_handler(bench_store),),
+        extra_handlers=services.grpc,
     )
     factory = _http_factory()
     try:
@@ -279,9 +292,8 @@ async def serve(config: Config, *, stop: asyncio.Event | None = None) -> None:
         logger.info("http transport not available: serving gRPC only", module=_HTTP_MODULE)
     else:
         app = factory(referee, config)
-        if bench_store is not None:
-            for handler in benchmark_endpoints.http_handlers(bench_store):
-                app.register(handler)
+        for handler in services.http:
+            app.register(handler)
         http = _EmbeddedUvicorn(
             uvicorn.Config(
                 app,

@@ -30,8 +30,8 @@ from google.protobuf.descriptor import (
 )
 from google.protobuf.message import Message
 
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.proto_json import UNPAIRED_SURROGATE, read_simple
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.writers.proto_json import UNPAIRED_SURROGATE, read_simple
 
 __all__ = [
     "HttpBinding",
@@ -406,7 +406,7 @@ _PARSE_FAILURES = (json_format.ParseError, ValueError, TypeError, OverflowError,
 
 def _parse_into(tree: dict[str, Any], message: Message, reason: str, what: str) -> None:
     """Fill the new ``message`` from ``tree`` as ``json_format.ParseDict`` does (a plain tree
-    the quick way, see :func:`~.proto_json.read_simple`)."""
+    the quick way, see :func:`~hanafuda_referee.writers.proto_json.read_simple`)."""
     if read_simple(tree, message):
         return
     message.Clear()

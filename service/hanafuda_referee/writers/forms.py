@@ -26,7 +26,7 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from hanafuda_referee.api.proto_json import JsonWriter, list_text, timestamp_text
+from hanafuda_referee.writers.proto_json import JsonWriter, list_text, timestamp_text
 
 __all__ = ["JSON", "MESSAGE", "Form", "WrittenEvent", "written_event"]
 

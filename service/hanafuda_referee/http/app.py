@@ -1,7 +1,7 @@
 """The HTTP/JSON transport: a Litestar app whose routes are generated from the proto contract.
 
 Every RPC of ``hanafuda.v1.RefereeService`` is served at the verb and path of its
-``google.api.http`` option (see :mod:`hanafuda_referee.api.http_routes`), with proto3 canonical
+``google.api.http`` option (see :mod:`hanafuda_referee.http.routes`), with proto3 canonical
 JSON in and out, and dispatched by name to the application object: ``await
 referee.<Method>(request, caller)``, or ``async for item in referee.<Method>(request, caller)`` for
 a server-streaming method, served as Server-Sent Events. The transport knows nothing of the
@@ -14,7 +14,7 @@ holds no URL; the service runs uvicorn without its access log), and such respons
 ``Cache-Control: private, no-store``, since their URL alone now selects a seat's private view.
 
 Besides the RPCs: ``GET /openapi.json`` (generated from the descriptors, see
-:mod:`hanafuda_referee.api.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``.
+:mod:`hanafuda_referee.http.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from hanafuda_referee.api.caller import (
+from hanafuda_referee.calls.caller import (
     QUERY_TOKEN_PARAMETER,
     Caller,
     bearer_token,
@@ -55,19 +55,19 @@ from hanafuda_referee.api.caller import (
     sent_twice,
     takes_query_token,
 )
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import JSON
-from hanafuda_referee.api.http_errors import error_body, transport_error_body
-from hanafuda_referee.api.http_routes import (
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.hosting.referee import reply_method
+from hanafuda_referee.http.errors import error_body, transport_error_body
+from hanafuda_referee.http.openapi import build_openapi
+from hanafuda_referee.http.routes import (
     HttpBinding,
     bind_request,
     service_bindings,
 )
-from hanafuda_referee.api.observability import ClientGone, observe
-from hanafuda_referee.api.openapi import build_openapi
-from hanafuda_referee.api.proto_json import JsonWriter
-from hanafuda_referee.api.referee import reply_method
 from hanafuda_referee.identity_cache import IdentityCache
+from hanafuda_referee.observability.logs import ClientGone, observe
+from hanafuda_referee.writers.forms import JSON
+from hanafuda_referee.writers.proto_json import JsonWriter
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVICE_NAME", "create_app", "request_id_of"]
 
@@ -103,11 +103,11 @@ _QUERY_TOKEN_HEADER = (b"cache-control", _QUERY_TOKEN_CACHE_CONTROL.encode())
 _JSON_BYTES = _JSON.encode()
 _REQUEST_ID_HEADER_BYTES = _REQUEST_ID_HEADER.encode()
 
-#: Message types whose JSON is memoized (see :class:`~.proto_json.JsonWriter`): values that
-#: repeat from response to response, a game's rule set (in every view) and finished rounds (in
-#: every view after them), the time of events (the same for all the events of a move) and the
-#: seats (a seat's line changes only when it plays). Only a cost matter: any type could be
-#: listed, or none.
+#: Message types whose JSON is memoized (see
+#: :class:`~hanafuda_referee.writers.proto_json.JsonWriter`): values that repeat from response to
+#: response, a game's rule set (in every view) and finished rounds (in every view after them), the
+#: time of events (the same for all the events of a move) and the seats (a seat's line changes only
+#: when it plays). Only a cost matter: any type could be listed, or none.
 _MEMOIZED_TYPES = (
     rules_pb2.Rules.DESCRIPTOR.full_name,
     game_pb2.RoundResult.DESCRIPTOR.full_name,
@@ -299,7 +299,7 @@ def _headers(scope: Scope) -> dict[bytes, str]:
     """The value of each header of :data:`_READ_HEADERS`, by lower-case name, decoded as
     Litestar decodes headers (latin-1); read straight from the ASGI scope, which is cheaper
     than building Litestar's multi-dict of every header. A credential sent twice is refused
-    (:func:`~.caller.sent_twice`), as over gRPC."""
+    (:func:`~hanafuda_referee.calls.caller.sent_twice`), as over gRPC."""
     found: dict[bytes, str] = {}
     for name, value in scope.get("headers", ()):
         name = name.lower()

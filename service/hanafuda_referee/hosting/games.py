@@ -1,7 +1,7 @@
 """Hosted games: create, read, move, watch and audit games kept in a :class:`GameStore`.
 
 This layer knows versions, tokens, the store, a small cache and streaming, and nothing of any
-game's rules: a :class:`~.adapters.GameAdapter` per game kind does the rest.
+game's rules: a :class:`~.adapter.GameAdapter` per game kind does the rest.
 
 Versions: the store counts from 0 at creation, the contract from 1; ``api = store + 1``.
 
@@ -23,11 +23,11 @@ the state it was judged on is current and that its request id was never answered
 cannot succeed (expected version -1) asks exactly that and changes nothing.
 
 Answering: ``submit`` and ``get`` return a reply (:class:`MoveReply`, :class:`ViewReply`) rather
-than the message. A transport takes it written in its form (:mod:`.forms`: JSON text for HTTP,
-the message for gRPC), which the reply composes from parts the adapter keeps written between
-moves (the rules, seat lines, moves, recurring events) without building the message: building
-the message and then writing it was most of a move's cost. The composed answer is what writing
-the message would give, byte for byte (``tests/service/test_replies.py``).
+than the message. A transport takes it written in its form (:mod:`hanafuda_referee.writers.forms`:
+JSON text for HTTP, the message for gRPC), which the reply composes from parts the adapter keeps
+written between moves (the rules, seat lines, moves, recurring events) without building the message:
+building the message and then writing it was most of a move's cost. The composed answer is what
+writing the message would give, byte for byte (``tests/service/test_replies.py``).
 """
 
 from __future__ import annotations
@@ -42,26 +42,26 @@ from typing import Any, Final, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameAdapter, GameInfo, adapter_for
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.convert import (
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError, ErrorTranslation
+from hanafuda_referee.errors import Reason, RulesError
+from hanafuda_referee.hosting.adapter import GameAdapter, GameInfo
+from hanafuda_referee.hosting.convert import (
     MAX_DEALS,
     deal_from_proto,
     engine_refusals,
     move_from_proto,
 )
-from hanafuda_referee.api.errors import ApiError, ErrorTranslation
-from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
-from hanafuda_referee.api.observability import annotate
-from hanafuda_referee.api.tokens import (
+from hanafuda_referee.hosting.kinds import adapter_for
+from hanafuda_referee.hosting.tokens import (
     GameMeta,
     hash_token,
     new_game_id,
     new_token,
     seat_of_token,
 )
-from hanafuda_referee.errors import Reason, RulesError
 from hanafuda_referee.moves import Move, MoveKind
+from hanafuda_referee.observability.logs import annotate
 from hanafuda_referee.store import (
     Committed,
     Conflict,
@@ -74,6 +74,7 @@ from hanafuda_referee.store import (
 )
 from hanafuda_referee.store.validation import check_game_id
 from hanafuda_referee.varint import Reader, pack
+from hanafuda_referee.writers.forms import MESSAGE, Form, WrittenEvent
 
 __all__ = ["HostedGames", "MoveReply", "ViewReply", "WatchCursor", "store_failures"]
 
@@ -333,7 +334,7 @@ def _written_events(
 ) -> list[W]:
     """A log entry's events (header first) as ``seat`` may see them, written in ``form``;
     ``version`` is the store's. Each is composed from its written payload (see
-    :meth:`.adapters.GameAdapter.written_event`). ``header``: the entry's header when the
+    :meth:`.adapter.GameAdapter.written_event`). ``header``: the entry's header when the
     caller has it decoded already."""
     if header is None:
         header = _Header.decode(blobs[0])
@@ -364,7 +365,7 @@ def _events(
 
 class MoveReply:
     """``SubmitMove``'s answer, in the form a transport sends: :meth:`message`, or
-    :meth:`written` in a form of :mod:`.forms` (JSON for HTTP), which gives
+    :meth:`written` in a form of :mod:`hanafuda_referee.writers.forms` (JSON for HTTP), which gives
     what writing the message would give without building it (the view and the events make up
     most of a move's cost). Immutable (see :class:`_Header`)."""
 

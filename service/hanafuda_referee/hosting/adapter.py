@@ -5,23 +5,22 @@ it knows nothing of any game's rules. Each game kind brings a :class:`GameAdapte
 a game from a ``CreateGameRequest``, apply a move, list legal moves, encode its state and its
 events to bytes (the full truth, compactly) and project them into ``GameView`` and ``Event``
 messages for one seat or a spectator. Adding a game kind is writing one adapter and registering
-it in :data:`ADAPTERS` (see :func:`adapter_for`).
+it in :func:`.kinds.adapter_for`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, service_pb2
 
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import Form, WrittenEvent
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.moves import Move
+from hanafuda_referee.writers.forms import Form, WrittenEvent
 
-__all__ = ["GameAdapter", "GameInfo", "adapter_for"]
+__all__ = ["GameAdapter", "GameInfo"]
 
 State = TypeVar("State")
 W = TypeVar("W")
@@ -103,8 +102,9 @@ class GameAdapter(Protocol[State]):
     def written_event(
         self, state: State, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
     ) -> WrittenEvent[W]:
-        """:meth:`event` written in ``form`` (as :func:`.forms.written_event` of it); an
-        adapter may keep the written events that recur."""
+        """:meth:`event` written in ``form`` (as
+        :func:`hanafuda_referee.writers.forms.written_event` of it); an adapter may keep the written
+        events that recur."""
         ...
 
     def encode_state(self, state: State) -> bytes:
@@ -127,18 +127,3 @@ class GameAdapter(Protocol[State]):
     def presets(self) -> list[rules_pb2.Preset]:
         """The game's presets, its default first, every option resolved."""
         ...
-
-
-def adapter_for(kind: int) -> GameAdapter[Any]:
-    """The adapter of a ``GameKind`` number; refuses an unspecified or unknown kind."""
-    # Imported here: the adapters import this module for the protocol and GameInfo.
-    from hanafuda_referee.api.hachihachi_adapter import HACHI_HACHI
-    from hanafuda_referee.api.koikoi_adapter import KOI_KOI
-
-    if kind == rules_pb2.GAME_KIND_KOI_KOI:
-        return KOI_KOI
-    if kind == rules_pb2.GAME_KIND_HACHI_HACHI:
-        return HACHI_HACHI
-    if kind == rules_pb2.GAME_KIND_UNSPECIFIED:
-        raise ApiError("INVALID_ARGUMENT", "the game kind is required")
-    raise ApiError("INVALID_ARGUMENT", f"unknown game kind {kind}")

@@ -47,7 +47,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from hanafuda_referee.api import metrics
+from hanafuda_referee.observability import metrics
 
 __all__ = [
     "MAX_HEAD_BYTES",

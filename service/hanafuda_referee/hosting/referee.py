@@ -1,14 +1,15 @@
 """The referee: every RPC of ``hanafuda.v1.RefereeService`` as an async method, any transport.
 
-Each method is named exactly like its RPC and has the shape
-``async def Method(self, request: <Request>, caller: Caller) -> <Response>`` (``WatchGame`` is an
-async generator of ``WatchGameResponse``), so a transport can call any of them generically by
-name (``getattr(referee, rpc_name)``). Refusals are :class:`~.errors.ApiError` with a reason of
-the contract's ``Reason`` enum; a transport maps them to its status with
-:data:`~.errors.STATUS`.
+Each method is named exactly like its RPC and has the shape ``async def Method(self, request:
+<Request>, caller: Caller) -> <Response>`` (``WatchGame`` is an async generator of
+``WatchGameResponse``), so a transport can call any of them generically by name (``getattr(referee,
+rpc_name)``). Refusals are :class:`~hanafuda_referee.calls.errors.ApiError` with a reason of the
+contract's ``Reason`` enum; a transport maps them to its status with
+:data:`~hanafuda_referee.calls.errors.STATUS`.
 
-Every call is observed (one canonical log line, request metrics, see :mod:`.observability`): a
-transport that opens :func:`~.observability.observe` itself (to include its own decoding in the
+Every call is observed (one canonical log line, request metrics, see
+:mod:`hanafuda_referee.observability.logs`): a transport that opens
+:func:`~hanafuda_referee.observability.logs.observe` itself (to include its own decoding in the
 latency) gets the line from there; otherwise the method opens one.
 """
 
@@ -21,11 +22,11 @@ from typing import Any, TypeVar
 
 from hanafuda.v1 import service_pb2
 
-from hanafuda_referee.api import stateless
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.games import HostedGames, MoveReply, ViewReply
-from hanafuda_referee.api.observability import current, observe
-from hanafuda_referee.api.watching import WatcherSlots, watch_game
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting import stateless
+from hanafuda_referee.hosting.games import HostedGames, MoveReply, ViewReply
+from hanafuda_referee.hosting.watching import WatcherSlots, watch_game
+from hanafuda_referee.observability.logs import current, observe
 from hanafuda_referee.store import GameStore
 
 __all__ = ["RPC_NAMES", "Referee", "reply_method"]

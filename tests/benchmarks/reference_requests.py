@@ -13,24 +13,29 @@ costs no more than one naive Redis round trip.
   raw bytes in and out (``UNAVAILABLE`` likewise). It is served by a generic handler outside the
   protobuf contract: a client calls ``channel.unary_unary("/hanafuda.bench.Bench/Noop")``.
 
-They are off unless the service runs with ``--benchmark-endpoints`` (or
-``HANAFUDA_BENCHMARK_ENDPOINTS``); without it the paths answer 404 and the methods
-``UNIMPLEMENTED``. Neither writes a log line or request metrics: they price serving a request at
+They are no part of the product: ``python -m tests.benchmarks.reference_requests [serve flags]``
+runs the service with them (:func:`services`, through ``hanafuda_referee.cli.main``), and the
+console script never serves them (its paths answer 404, its methods ``UNIMPLEMENTED``). Neither
+writes a log line or request metrics: they price serving a request at
 all, and the API's own requests pay for their observability as part of their cost.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Protocol, runtime_checkable
 
 import grpc
 from litestar import get, post
 from litestar.handlers import HTTPRouteHandler
 
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.cli import main
+from hanafuda_referee.serving import ExtraServices
 from hanafuda_referee.store import StoreError
 
 __all__ = [
+    "COMMAND",
     "GRPC_SERVICE",
     "NOOP_METHOD",
     "NOOP_PATH",
@@ -39,6 +44,7 @@ __all__ = [
     "ProbeWriter",
     "grpc_handler",
     "http_handlers",
+    "services",
 ]
 
 #: The gRPC service of the reference requests.
@@ -99,3 +105,17 @@ def grpc_handler(store: ProbeWriter) -> grpc.GenericRpcHandler:
             "Write": grpc.unary_unary_rpc_method_handler(write),
         },
     )
+
+
+def services(store: object) -> ExtraServices:
+    """Both transports' reference requests over ``store`` (for :func:`.serving.serve`)."""
+    if not isinstance(store, ProbeWriter):
+        raise TypeError(f"{type(store).__name__} cannot serve the benchmark write")
+    return ExtraServices(grpc=(grpc_handler(store),), http=http_handlers(store))
+
+
+#: How :class:`tests.system.processes.RefereeProcess` runs a server with them.
+COMMAND = [sys.executable, "-m", "tests.benchmarks.reference_requests"]
+
+if __name__ == "__main__":
+    raise SystemExit(main(extra=services))

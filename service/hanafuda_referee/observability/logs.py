@@ -33,9 +33,9 @@ from typing import Any, Protocol, TextIO, cast
 
 import structlog
 
-from hanafuda_referee.api import metrics
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.observability import metrics
 
 __all__ = [
     "ClientGone",

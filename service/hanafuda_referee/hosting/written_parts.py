@@ -1,10 +1,10 @@
 """The parts both game kinds compose their views and events from, kept written in one form.
 
-A view is composed (:meth:`.forms.Form.compose`) from parts written once and kept between
-requests, per rule set and form: the rules, the legal moves, what the game waits for, the
-finished rounds and, for the events, the payload of each stored event blob. Each adapter
-subclasses :class:`WrittenParts` with its own seat lines (Koi-Koi's yaku, Hachi-Hachi's teyaku
-and dekiyaku) and gives it how its rule set, events and round results read as messages.
+A view is composed (:meth:`hanafuda_referee.writers.forms.Form.compose`) from parts written once and
+kept between requests, per rule set and form: the rules, the legal moves, what the game waits for,
+the finished rounds and, for the events, the payload of each stored event blob. Each adapter
+subclasses :class:`WrittenParts` with its own seat lines (Koi-Koi's yaku, Hachi-Hachi's teyaku and
+dekiyaku) and gives it how its rule set, events and round results read as messages.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any, Generic, TypeVar
 from google.protobuf.message import Message
 from hanafuda.v1 import game_pb2
 
-from hanafuda_referee.api.adapters import GameInfo
-from hanafuda_referee.api.convert import card_list, move_message
-from hanafuda_referee.api.forms import Form, WrittenEvent, written_event
+from hanafuda_referee.hosting.adapter import GameInfo
+from hanafuda_referee.hosting.convert import card_list, move_message
 from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.moves import Move
+from hanafuda_referee.writers.forms import Form, WrittenEvent, written_event
 
 __all__ = ["EventMessage", "WrittenParts"]
 

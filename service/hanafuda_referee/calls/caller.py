@@ -7,7 +7,7 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.calls.errors import ApiError
 
 __all__ = [
     "CREDENTIAL_HEADERS",
@@ -52,7 +52,7 @@ def bearer_token(authorization: str) -> str:
     >>> bearer_token("abc")
     Traceback (most recent call last):
     ...
-    hanafuda_referee.api.errors.ApiError: the authorization must be 'Bearer <token>'
+    hanafuda_referee.calls.errors.ApiError: the authorization must be 'Bearer <token>'
     """
     scheme, _, credentials = authorization.strip().partition(" ")
     credentials = credentials.strip()

@@ -1,4 +1,4 @@
-"""Koi-Koi as a hosted game: the :class:`~.adapters.GameAdapter` over the Koi-Koi engine.
+"""Koi-Koi as a hosted game: the :class:`~.adapter.GameAdapter` over the Koi-Koi engine.
 
 Events are stored as the full truth (a deal holds both hands) in a compact varint encoding, one
 blob per ``Event`` message, so that a stored event maps to exactly one message whoever reads it
@@ -19,8 +19,11 @@ from typing import Any, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameInfo
-from hanafuda_referee.api.convert import (
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.cards import MONTH_OF
+from hanafuda_referee.dealing import Deal, shuffled_deal
+from hanafuda_referee.hosting.adapter import GameInfo
+from hanafuda_referee.hosting.convert import (
     card_list,
     card_value,
     deal_to_proto,
@@ -28,11 +31,7 @@ from hanafuda_referee.api.convert import (
     koikoi_rules_to_proto,
     score_to_proto,
 )
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
-from hanafuda_referee.api.written_parts import WrittenParts
-from hanafuda_referee.cards import MONTH_OF
-from hanafuda_referee.dealing import Deal, shuffled_deal
+from hanafuda_referee.hosting.written_parts import WrittenParts
 from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.koikoi import codec
 from hanafuda_referee.koikoi.events import (
@@ -68,6 +67,7 @@ from hanafuda_referee.koikoi.scoring import Yaku, yaku_of
 from hanafuda_referee.koikoi.view import SeatInfo, view
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, mask_bytes, pack
+from hanafuda_referee.writers.forms import MESSAGE, Form, WrittenEvent
 
 __all__ = ["KOI_KOI", "KoiKoiAdapter"]
 
@@ -228,7 +228,8 @@ class _RuleSetParts:
         self._written: dict[int, _WrittenParts[Any]] = {}
 
     def written(self, form: Form[W]) -> _WrittenParts[W]:
-        """The parts written in ``form`` (one of the module constants of :mod:`.forms`)."""
+        """The parts written in ``form`` (one of the module constants of
+        :mod:`hanafuda_referee.writers.forms`)."""
         parts = self._written.get(id(form))
         if parts is None:
             parts = self._written[id(form)] = _WrittenParts(self, form)
@@ -544,7 +545,7 @@ def event_to_proto(
 
 
 class KoiKoiAdapter:
-    """Koi-Koi for the hosted-games layer (see :class:`~.adapters.GameAdapter`)."""
+    """Koi-Koi for the hosted-games layer (see :class:`~.adapter.GameAdapter`)."""
 
     kind: int = rules_pb2.GAME_KIND_KOI_KOI
 
@@ -562,7 +563,7 @@ class KoiKoiAdapter:
         seed: int,
         deals: Sequence[Deal],
     ) -> tuple[KoiKoiState, list[bytes]]:
-        """See :meth:`.adapters.GameAdapter.new_game`."""
+        """See :meth:`.adapter.GameAdapter.new_game`."""
         if len(request.players) != _SEATS:
             raise ApiError("INVALID_ARGUMENT", f"Koi-Koi has 2 players, not {len(request.players)}")
         rules = self.rules_of(request)
@@ -575,16 +576,16 @@ class KoiKoiAdapter:
         return state, blobs
 
     def apply(self, state: KoiKoiState, seat: int, move: Move) -> tuple[KoiKoiState, list[bytes]]:
-        """See :meth:`.adapters.GameAdapter.apply`."""
+        """See :meth:`.adapter.GameAdapter.apply`."""
         after, events = apply(state, seat, move)
         return after, encode_events(state, after, move, events)
 
     def advance(self, state: KoiKoiState, seat: int, move: Move) -> KoiKoiState:
-        """See :meth:`.adapters.GameAdapter.advance`."""
+        """See :meth:`.adapter.GameAdapter.advance`."""
         return apply(state, seat, move)[0]
 
     def legal_moves(self, state: KoiKoiState, seat: int) -> list[Move]:
-        """See :meth:`.adapters.GameAdapter.legal_moves`."""
+        """See :meth:`.adapter.GameAdapter.legal_moves`."""
         return legal_moves(state, seat)
 
     def seat_count(self, state: KoiKoiState) -> int:
@@ -592,19 +593,19 @@ class KoiKoiAdapter:
         return _SEATS
 
     def is_over(self, state: KoiKoiState) -> bool:
-        """See :meth:`.adapters.GameAdapter.is_over`."""
+        """See :meth:`.adapter.GameAdapter.is_over`."""
         return state.phase is Phase.OVER
 
     def view(
         self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int
     ) -> game_pb2.GameView:
-        """See :meth:`.adapters.GameAdapter.view`: :meth:`written_view` as a message."""
+        """See :meth:`.adapter.GameAdapter.view`: :meth:`written_view` as a message."""
         return cast(game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE))
 
     def written_view(
         self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
     ) -> W:
-        """See :meth:`.adapters.GameAdapter.written_view`: composed from its parts, kept per
+        """See :meth:`.adapter.GameAdapter.written_view`: composed from its parts, kept per
         rule set and form (the rules, seat lines, round results, moves), without the message."""
         rules = state.rules
         written = _parts(rules).written(form)
@@ -649,13 +650,13 @@ class KoiKoiAdapter:
     def event(
         self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo
     ) -> events_pb2.Event:
-        """See :meth:`.adapters.GameAdapter.event`."""
+        """See :meth:`.adapter.GameAdapter.event`."""
         return event_to_proto(state.rules, blob, seat, game)
 
     def written_event(
         self, state: KoiKoiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
     ) -> WrittenEvent[W]:
-        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form (see
+        """See :meth:`.adapter.GameAdapter.written_event`: kept per rule set and form (see
         :meth:`.WrittenParts.event`)."""
         return _parts(state.rules).written(form).event(blob, seat, game.players)
 

@@ -8,16 +8,7 @@ from __future__ import annotations
 
 from hanafuda.v1 import rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import adapter_for
-from hanafuda_referee.api.convert import (
-    card_list,
-    card_value,
-    engine_refusals,
-    koikoi_overrides,
-    mask_from_cards,
-    score_to_proto,
-)
-from hanafuda_referee.api.errors import ApiError
+from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.capture import capture_options, matches
 from hanafuda_referee.cards import MONTH_MASKS, WILLOWS, Card, cards_of
 from hanafuda_referee.hachihachi import (
@@ -31,6 +22,15 @@ from hanafuda_referee.hachihachi import (
 from hanafuda_referee.hachihachi.field import MULTIPLIERS
 from hanafuda_referee.hachihachi.settlement import PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TeyakuId
+from hanafuda_referee.hosting.convert import (
+    card_list,
+    card_value,
+    engine_refusals,
+    koikoi_overrides,
+    mask_from_cards,
+    score_to_proto,
+)
+from hanafuda_referee.hosting.kinds import adapter_for
 from hanafuda_referee.koikoi.game import HAND_SIZE as KOIKOI_HAND_SIZE
 from hanafuda_referee.koikoi.game import classify_hand
 from hanafuda_referee.koikoi.rules import DEFAULT_PRESET, KoiKoiRules

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hanafuda_referee.api.errors import DOMAIN, ApiError
+from hanafuda_referee.calls.errors import DOMAIN, ApiError
 
 __all__ = ["ERROR_INFO_TYPE", "error_body", "transport_error_body"]
 

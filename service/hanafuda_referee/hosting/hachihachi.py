@@ -1,4 +1,4 @@
-"""Hachi-Hachi as a hosted game: the :class:`~.adapters.GameAdapter` over the Hachi-Hachi engine.
+"""Hachi-Hachi as a hosted game: the :class:`~.adapter.GameAdapter` over the Hachi-Hachi engine.
 
 As for Koi-Koi, events are stored as the full truth (a deal holds every hand) in a
 compact varint encoding, one blob per ``Event`` message; projection for a seat happens when an
@@ -22,11 +22,7 @@ from typing import Any, TypeVar, cast
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, scoring_pb2, service_pb2
 
-from hanafuda_referee.api.adapters import GameInfo
-from hanafuda_referee.api.convert import card_list, card_value, deal_to_proto
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.forms import MESSAGE, Form, WrittenEvent
-from hanafuda_referee.api.written_parts import WrittenParts
+from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.cards import cards_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.hachihachi import codec
@@ -66,9 +62,13 @@ from hanafuda_referee.hachihachi.rules import DEFAULT_PRESET, PRESETS, HachiHach
 from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TeyakuId
 from hanafuda_referee.hachihachi.view import SeatInfo, view
+from hanafuda_referee.hosting.adapter import GameInfo
+from hanafuda_referee.hosting.convert import card_list, card_value, deal_to_proto
+from hanafuda_referee.hosting.written_parts import WrittenParts
 from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.varint import Reader, Writer, pack
+from hanafuda_referee.writers.forms import MESSAGE, Form, WrittenEvent
 
 __all__ = ["HACHI_HACHI", "HachiHachiAdapter"]
 
@@ -540,8 +540,8 @@ _PARTS_BY_ID: IdentityCache[HachiHachiRules, dict[int, _WrittenParts[Any]]] = Id
 
 def _written(rules: HachiHachiRules, form: Form[W]) -> _WrittenParts[W]:
     """The parts of ``rules`` written in ``form`` (one of the module constants of
-    :mod:`.forms`). A game's states share one rule set object, so it is looked up by identity
-    first: that spares hashing the rule set for every event and view."""
+    :mod:`hanafuda_referee.writers.forms`). A game's states share one rule set object, so it is
+    looked up by identity first: that spares hashing the rule set for every event and view."""
     by_form = _PARTS_BY_ID.get(rules)
     if by_form is None:
         by_form = _PARTS_BY_ID.put(rules, _parts_of_equal(rules))
@@ -552,7 +552,7 @@ def _written(rules: HachiHachiRules, form: Form[W]) -> _WrittenParts[W]:
 
 
 class HachiHachiAdapter:
-    """Hachi-Hachi for the hosted-games layer (see :class:`~.adapters.GameAdapter`)."""
+    """Hachi-Hachi for the hosted-games layer (see :class:`~.adapter.GameAdapter`)."""
 
     kind: int = rules_pb2.GAME_KIND_HACHI_HACHI
 
@@ -569,7 +569,7 @@ class HachiHachiAdapter:
     def new_game(
         self, request: service_pb2.CreateGameRequest, seed: int, deals: Sequence[Deal]
     ) -> tuple[HachiHachiState, list[bytes]]:
-        """See :meth:`.adapters.GameAdapter.new_game`."""
+        """See :meth:`.adapter.GameAdapter.new_game`."""
         count = len(request.players)
         if not _MIN_SEATS <= count <= _MAX_SEATS:
             raise ApiError("INVALID_ARGUMENT", f"Hachi-Hachi has 3 to 6 players, not {count}")
@@ -585,16 +585,16 @@ class HachiHachiAdapter:
     def apply(
         self, state: HachiHachiState, seat: int, move: Move
     ) -> tuple[HachiHachiState, list[bytes]]:
-        """See :meth:`.adapters.GameAdapter.apply`."""
+        """See :meth:`.adapter.GameAdapter.apply`."""
         after, events = apply(state, seat, move)
         return after, encode_events(move, events)
 
     def advance(self, state: HachiHachiState, seat: int, move: Move) -> HachiHachiState:
-        """See :meth:`.adapters.GameAdapter.advance`."""
+        """See :meth:`.adapter.GameAdapter.advance`."""
         return apply(state, seat, move)[0]
 
     def legal_moves(self, state: HachiHachiState, seat: int) -> list[Move]:
-        """See :meth:`.adapters.GameAdapter.legal_moves`."""
+        """See :meth:`.adapter.GameAdapter.legal_moves`."""
         return list(legal_moves(state, seat))
 
     def seat_count(self, state: HachiHachiState) -> int:
@@ -602,19 +602,19 @@ class HachiHachiAdapter:
         return state.participants
 
     def is_over(self, state: HachiHachiState) -> bool:
-        """See :meth:`.adapters.GameAdapter.is_over`."""
+        """See :meth:`.adapter.GameAdapter.is_over`."""
         return state.phase is Phase.OVER
 
     def view(
         self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int
     ) -> game_pb2.GameView:
-        """See :meth:`.adapters.GameAdapter.view`: :meth:`written_view` as a message."""
+        """See :meth:`.adapter.GameAdapter.view`: :meth:`written_view` as a message."""
         return cast(game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE))
 
     def written_view(
         self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
     ) -> W:
-        """See :meth:`.adapters.GameAdapter.written_view`: composed from its parts, kept per
+        """See :meth:`.adapter.GameAdapter.written_view`: composed from its parts, kept per
         rule set and form (the rules, seat lines, round results, moves), without the message."""
         written = _written(state.rules, form)
         seen = view(state, seat)
@@ -654,13 +654,13 @@ class HachiHachiAdapter:
     def event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo
     ) -> events_pb2.Event:
-        """See :meth:`.adapters.GameAdapter.event`."""
+        """See :meth:`.adapter.GameAdapter.event`."""
         return event_to_proto(state.rules, blob, seat, game)
 
     def written_event(
         self, state: HachiHachiState, blob: bytes, seat: int | None, game: GameInfo, form: Form[W]
     ) -> WrittenEvent[W]:
-        """See :meth:`.adapters.GameAdapter.written_event`: kept per rule set and form (see
+        """See :meth:`.adapter.GameAdapter.written_event`: kept per rule set and form (see
         :meth:`.WrittenParts.event`)."""
         return _written(state.rules, form).event(blob, seat, game.players)
 

@@ -22,7 +22,7 @@ from hanafuda.v1 import (
     scoring_pb2,
 )
 
-from hanafuda_referee.api.errors import ApiError, ErrorTranslation
+from hanafuda_referee.calls.errors import ApiError, ErrorTranslation
 from hanafuda_referee.cards import DECK, cards_of
 from hanafuda_referee.dealing import Deal
 from hanafuda_referee.errors import MoveRejected, RulesError

@@ -17,10 +17,10 @@ from collections.abc import AsyncGenerator, Iterator
 
 from hanafuda.v1 import service_pb2
 
-from hanafuda_referee.api import metrics
-from hanafuda_referee.api.caller import Caller
-from hanafuda_referee.api.errors import ApiError
-from hanafuda_referee.api.games import HostedGames, store_failures
+from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.hosting.games import HostedGames, store_failures
+from hanafuda_referee.observability import metrics
 
 __all__ = ["WatcherSlots", "watch_game"]
 
@@ -38,7 +38,7 @@ class WatcherSlots:
     ...     pass
     Traceback (most recent call last):
     ...
-    hanafuda_referee.api.errors.ApiError: too many watchers on this server; retry later
+    hanafuda_referee.calls.errors.ApiError: too many watchers on this server; retry later
     >>> slots.open
     0
     """

@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document of the HTTP transport, generated from the proto descriptors.
 
 Paths and verbs come from the ``google.api.http`` options (through the same
-:func:`~hanafuda_referee.api.http_routes.service_bindings` that registers the routes), schemas
+:func:`~hanafuda_referee.http.routes.service_bindings` that registers the routes), schemas
 from the message and enum descriptors under the proto3 JSON mapping, and descriptions from the
 proto doc comments. The generated ``*_pb2`` modules drop comments, so they are read from
 ``descriptor_set.binpb``, a ``FileDescriptorSet`` with source info that ``scripts/gen-protos``
@@ -25,9 +25,9 @@ from google.protobuf.descriptor import (
 )
 from hanafuda.v1 import errors_pb2
 
-from hanafuda_referee.api.caller import QUERY_TOKEN_PARAMETER, takes_query_token
-from hanafuda_referee.api.http_errors import ERROR_INFO_TYPE
-from hanafuda_referee.api.http_routes import (
+from hanafuda_referee.calls.caller import QUERY_TOKEN_PARAMETER, takes_query_token
+from hanafuda_referee.http.errors import ERROR_INFO_TYPE
+from hanafuda_referee.http.routes import (
     HttpBinding,
     enum_type_of,
     message_type_of,

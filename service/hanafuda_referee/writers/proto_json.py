@@ -1,12 +1,11 @@
 """Canonical proto3 JSON of messages, fast: the HTTP transport's response writer and the quick
 path of its request reader.
 
-:func:`message_json` returns exactly the text that
-``json.dumps(json_format.MessageToDict(message, always_print_fields_with_no_presence=True),
-ensure_ascii=False, separators=(",", ":"))`` gives (the HTTP transport's wire format, see
-:func:`~.http_routes.message_to_json`), key order included, in a fraction of the time:
-``json_format`` looks every field's type up again for every value of every message, which made
-JSON encoding the largest cost of an HTTP move.
+:func:`message_json` returns exactly the text that ``json.dumps(json_format.MessageToDict(message,
+always_print_fields_with_no_presence=True), ensure_ascii=False, separators=(",", ":"))`` gives (the
+HTTP transport's wire format, see :func:`~hanafuda_referee.http.routes.message_to_json`), key order
+included, in a fraction of the time: ``json_format`` looks every field's type up again for every
+value of every message, which made JSON encoding the largest cost of an HTTP move.
 
 Here each message type is compiled once, from its descriptor, into a plan: for each field its
 JSON key and a writer for its values (enum names and zero values precomputed). Writing a message
