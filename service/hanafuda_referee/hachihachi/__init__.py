@@ -13,6 +13,9 @@ The game itself, built on them (imported from its modules, not re-exported here)
 Card sets are bit masks, as in :mod:`hanafuda_referee.cards`. The rules as implemented, with every
 choice made where the spec and seed are silent: ``docs/hachihachi.md``.
 
+May import: the core modules and the standard library's pure parts, as the Koi-Koi engine (the
+``import-linter`` contracts in pyproject.toml).
+
 >>> from hanafuda_referee.hachihachi import card_points
 >>> from hanafuda_referee.cards import DECK
 >>> card_points(DECK)

@@ -12,6 +12,9 @@ Two implementations of one contract (:class:`GameStore`):
 
 Both are held to the same contract tests (``tests/store``). Use :func:`open_store` to pick one
 from a URL.
+
+May import: redis-py and the standard library. Nothing of the engines, the hosting layer or the
+generated messages (the ``import-linter`` contracts in pyproject.toml).
 """
 
 from .contract import (
