@@ -22,6 +22,9 @@ from hanafuda_referee.http.routes import (
 
 from .fakes import FakeReferee
 
+#: The header of every JSON body (a body declared otherwise is refused, see below).
+JSON = {"content-type": "application/json"}
+
 
 def last_request(referee: FakeReferee) -> object:
     return referee.calls[-1].request
@@ -212,7 +215,7 @@ def test_a_number_too_long_for_python_is_400_in_plain_words(referee: FakeReferee
     config = SimpleNamespace(max_request_bytes=1 << 20)
     body = b'{"seat": ' + b"9" * 5000 + b"}"
     with TestClient[Litestar](create_app(referee, config)) as client:
-        response = client.post("/v1/games/g1/moves", content=body)
+        response = client.post("/v1/games/g1/moves", content=body, headers=JSON)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["details"][0]["reason"] == "BAD_ENCODING"
@@ -225,7 +228,7 @@ def test_absurdly_nested_json_is_400_not_a_crash(referee: FakeReferee) -> None:
     config = SimpleNamespace(max_request_bytes=1 << 20)
     body = b'{"move": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
     with TestClient[Litestar](create_app(referee, config)) as client:
-        response = client.post("/v1/games/g1/moves", content=body)
+        response = client.post("/v1/games/g1/moves", content=body, headers=JSON)
     assert response.status_code == 400
     assert response.json()["error"]["details"][0]["reason"] == "BAD_ENCODING"
 
@@ -242,7 +245,7 @@ def test_absurdly_nested_json_is_400_not_a_crash(referee: FakeReferee) -> None:
 def test_an_unpaired_surrogate_anywhere_in_the_body_is_bad_encoding(
     client: TestClient[Litestar], referee: FakeReferee, body: bytes
 ) -> None:
-    response = client.post("/v1/games/g1/moves", content=body)
+    response = client.post("/v1/games/g1/moves", content=body, headers=JSON)
     assert response.status_code == 400
     assert response.json()["error"]["details"][0]["reason"] == "BAD_ENCODING"
     assert referee.calls == []
@@ -252,7 +255,7 @@ def test_an_escaped_surrogate_pair_is_text_like_any_other(
     client: TestClient[Litestar], referee: FakeReferee
 ) -> None:
     body = b'{"preset": "\\ud83c\\udfb4 \\u00e9"}'
-    assert client.post("/v1/rules/koikoi:score", content=body).status_code == 200
+    assert client.post("/v1/rules/koikoi:score", content=body, headers=JSON).status_code == 200
     assert last_request(referee).preset == "\U0001f3b4 \u00e9"  # type: ignore[attr-defined]
 
 
@@ -262,7 +265,7 @@ def test_a_body_over_the_limit_is_refused_before_parsing(
     # The limit is 1024 bytes in the fixture's config; the body is valid JSON, so only its size
     # can be the reason.
     body = json.dumps({"requestId": "x" * 2000}).encode()
-    response = client.post("/v1/games/g1/moves", content=body)
+    response = client.post("/v1/games/g1/moves", content=body, headers=JSON)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["details"][0]["reason"] == "REQUEST_TOO_LARGE"
@@ -280,7 +283,7 @@ def test_a_chunked_body_over_the_limit_is_refused_too(
         yield b'"}'
 
     # A generator body is sent without Content-Length, so the limit is checked while reading.
-    response = client.post("/v1/games/g1/moves", content=chunks())  # type: ignore[arg-type]
+    response = client.post("/v1/games/g1/moves", content=chunks(), headers=JSON)  # type: ignore[arg-type]
     assert response.status_code == 400
     assert response.json()["error"]["details"][0]["reason"] == "REQUEST_TOO_LARGE"
     assert referee.calls == []
@@ -290,7 +293,7 @@ def test_a_body_just_under_the_limit_is_accepted(
     client: TestClient[Litestar], referee: FakeReferee
 ) -> None:
     body = json.dumps({"move": {}}).encode().ljust(1024)
-    assert client.post("/v1/games/g1/moves", content=body).status_code == 200
+    assert client.post("/v1/games/g1/moves", content=body, headers=JSON).status_code == 200
 
 
 def binding_of(method: str) -> HttpBinding:
@@ -353,3 +356,59 @@ def test_templates_litestar_cannot_route_are_refused_at_build_time() -> None:
         parse_template(request, "/v1/games/{game}:undo")
     path, fields, rest = parse_template(request, "/v1/files/{game=**}")
     assert (path, fields, rest) == ("/v1/files/{p0:path}", (("p0", "game"),), frozenset({"p0"}))
+
+
+_MOVE = b'{"move": {"kind": "MOVE_KIND_STOP"}}'
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"content-type": "text/plain"},
+        {"content-type": "text/plain;charset=UTF-8"},
+        {"content-type": "application/x-www-form-urlencoded"},
+        {"content-type": "multipart/form-data; boundary=x"},
+        {"content-type": "application/jsonp"},
+        {},
+    ],
+    ids=["text", "text-charset", "form", "multipart", "jsonp", "none"],
+)
+def test_a_body_not_declared_json_is_415_and_reaches_nobody(
+    client: TestClient[Litestar], referee: FakeReferee, headers: dict[str, str]
+) -> None:
+    # A page of another site can send these without the browser asking first ("simple"
+    # requests): acting on them would let it play in a visitor's name.
+    response = client.post("/v1/games/g1/moves", content=_MOVE, headers=headers)
+    assert response.status_code == 415
+    assert response.json()["error"]["details"][0]["reason"] == "UNSUPPORTED_MEDIA_TYPE"
+    assert referee.calls == []
+
+
+def test_two_media_types_are_415(client: TestClient[Litestar], referee: FakeReferee) -> None:
+    response = client.post(
+        "/v1/games/g1/moves",
+        content=_MOVE,
+        headers=[("content-type", "application/json"), ("content-type", "text/plain")],
+    )
+    assert response.status_code == 415
+    assert referee.calls == []
+
+
+@pytest.mark.parametrize(
+    "media_type", ["application/json", "application/json; charset=utf-8", "Application/JSON"]
+)
+def test_json_with_or_without_parameters_is_accepted(
+    client: TestClient[Litestar], referee: FakeReferee, media_type: str
+) -> None:
+    response = client.post(
+        "/v1/games/g1/moves", content=_MOVE, headers={"content-type": media_type}
+    )
+    assert response.status_code == 200
+    assert len(referee.calls) == 1
+
+
+def test_an_empty_body_needs_no_media_type(
+    client: TestClient[Litestar], referee: FakeReferee
+) -> None:
+    # Nothing to parse: the request is its message's defaults, whatever the header says not.
+    assert client.post("/v1/rules/koikoi:score", content=b"").status_code == 200

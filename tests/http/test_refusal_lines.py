@@ -33,7 +33,22 @@ def rejected(method: str, reason: str) -> float:
 
 REFUSALS = [
     pytest.param(
-        "POST", "/v1/games/g1/moves", {}, b"{not json", "SubmitMove", "BAD_ENCODING", id="json"
+        "POST",
+        "/v1/games/g1/moves",
+        {"content-type": "application/json"},
+        b"{not json",
+        "SubmitMove",
+        "BAD_ENCODING",
+        id="json",
+    ),
+    pytest.param(
+        "POST",
+        "/v1/games",
+        {"content-type": "text/plain"},
+        b'{"kind": "GAME_KIND_KOI_KOI"}',
+        "CreateGame",
+        "UNSUPPORTED_MEDIA_TYPE",
+        id="text-plain",
     ),
     pytest.param(
         "POST",
@@ -73,7 +88,7 @@ def test_a_refusal_before_the_referee_has_its_line_and_its_count(
     before = rejected(method, reason)
     with capture_logs() as logs:
         response = client.request(verb, path, headers=headers, content=body)
-    assert response.status_code in (400, 401)
+    assert response.status_code in (400, 401, 415)
     assert response.json()["error"]["details"][0]["reason"] == reason
     assert referee.calls == []
     (line,) = [line for line in logs if line["event"] == "request"]

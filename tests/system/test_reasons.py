@@ -7,7 +7,8 @@ change nothing: version, every seat's view and the log stay as they were.
 
 Two reasons are not reachable from outside and are checked at the mapping level only:
 ``KOIKOI_NOT_ALLOWED`` (reserved: the referee stops for a player who may not call koi-koi, so no
-decision is ever pending) and ``UNAVAILABLE`` (needs the store down: see test_outage.py).
+decision is ever pending) and ``UNAVAILABLE`` (needs the store down: see test_outage.py). One is
+HTTP's alone: ``UNSUPPORTED_MEDIA_TYPE`` (a gRPC request is always protobuf).
 """
 
 from __future__ import annotations
@@ -72,9 +73,12 @@ EXPECTED: dict[str, tuple[grpc.StatusCode, int]] = {
     **dict.fromkeys(("PERMISSION_DENIED", "TESTING_FEATURE_DISABLED"), _DENIED),
     "UNKNOWN_GAME": (grpc.StatusCode.NOT_FOUND, 404),
     "UNAVAILABLE": (grpc.StatusCode.UNAVAILABLE, 503),
+    "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
 }
 #: Reasons no request to a healthy server can provoke (see the module docstring).
 UNREACHABLE = frozenset({"KOIKOI_NOT_ALLOWED", "UNAVAILABLE"})
+#: Reasons only the HTTP transport gives.
+HTTP_ONLY = frozenset({"UNSUPPORTED_MEDIA_TYPE"})
 
 
 def all_reasons() -> set[str]:
@@ -306,6 +310,13 @@ class Provoker:
             await self.expect(_raise(response.status_code, response.content), "REQUEST_TOO_LARGE")
             response = await c.http.get("/v1/games/G", headers={"Authorization": "Basic dTpw"})
             await self.expect(_raise(response.status_code, response.content), "BAD_TOKEN")
+            # A body a cross-site page could send without the browser asking first.
+            for media_type in ("text/plain", "application/x-www-form-urlencoded"):
+                body = b'{"kind": "GAME_KIND_KOI_KOI", "players": ["a", "b"]}'
+                response = await c.post_raw("/v1/games", body, {"content-type": media_type})
+                await self.expect(
+                    _raise(response.status_code, response.content), "UNSUPPORTED_MEDIA_TYPE"
+                )
         else:
             for payload in (b"\xff\xff\xff", b"\x0a\x05ab"):
                 await self.expect(c.call_raw("CreateGame", payload), "BAD_ENCODING")
@@ -353,8 +364,11 @@ async def test_every_reason_is_reachable_with_the_same_status_on_both_transports
             await provoker.strict(strict_referee)
             seen[transport] = provoker.seen
         missing = all_reasons() - UNREACHABLE - set(provoker.seen)
+        if transport == "grpc":
+            missing -= HTTP_ONLY
         assert not missing, f"{transport}: never provoked {sorted(missing)}"
     # The same reason, the same gRPC code, whichever transport carried it.
-    assert {r: code for r, (code, _) in seen["http"].items()} == {
+    assert {r: code for r, (code, _) in seen["http"].items() if r not in HTTP_ONLY} == {
         r: code for r, (code, _) in seen["grpc"].items()
     }
+    assert set(seen["http"]) >= HTTP_ONLY

@@ -55,6 +55,8 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
     "API_KEY_REQUIRED": _UNAUTHENTICATED,
     "MALFORMED_MOVE": _INVALID,
     "REQUEST_ID_REUSED": _INVALID,
+    # Only the HTTP transport refuses it; gRPC's code is there for completeness.
+    "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
 }
 
 

@@ -292,7 +292,7 @@ def _shown_path(request: Request[Any, Any, Any]) -> str:
 
 
 #: The request headers the RPC handlers read.
-_READ_HEADERS = frozenset({b"authorization", b"x-api-key", b"content-length"})
+_READ_HEADERS = frozenset({b"authorization", b"x-api-key", b"content-length", b"content-type"})
 
 
 def _headers(scope: Scope) -> dict[bytes, str]:
@@ -304,6 +304,9 @@ def _headers(scope: Scope) -> dict[bytes, str]:
     for name, value in scope.get("headers", ()):
         name = name.lower()
         if name in _READ_HEADERS:
+            if name in found and name == b"content-type":
+                found[name] = ""  # two media types: neither is taken for JSON
+                continue
             if name in found and name != b"content-length":
                 raise sent_twice(name.decode())
             found[name] = value.decode("latin-1")
@@ -338,6 +341,26 @@ def _too_large(limit: int) -> ApiError:
         "REQUEST_TOO_LARGE",
         f"the request body exceeds {limit} bytes",
         {"max_request_bytes": str(limit)},
+    )
+
+
+def _is_json(media_type: str) -> bool:
+    """Whether a ``Content-Type`` value declares JSON (parameters such as a charset aside).
+
+    >>> _is_json("application/json"), _is_json("Application/JSON; charset=utf-8")
+    (True, True)
+    >>> _is_json("text/plain"), _is_json("application/x-www-form-urlencoded"), _is_json("")
+    (False, False, False)
+    """
+    return media_type.partition(";")[0].strip().lower() == "application/json"
+
+
+def _unsupported_media_type(media_type: str | None) -> ApiError:
+    """The refusal of a body not declared as JSON: a cross-site page can send ``text/plain``
+    or a form without asking the browser's permission (a "simple" request), never JSON."""
+    sent = "no Content-Type" if media_type is None else f"Content-Type {media_type!r}"
+    return ApiError(
+        "UNSUPPORTED_MEDIA_TYPE", f"the request body must be application/json, not {sent}"
     )
 
 
@@ -466,13 +489,16 @@ def _rpc_handler(
             query, query_token = _split_query_token(binding, _query(request))
             headers = _headers(request.scope)
             caller = _caller(request.scope, headers, query_token)
-            body = (
-                await _read_body(
+            body = b""
+            if binding.body:
+                media_type = headers.get(b"content-type")
+                if media_type is not None and not _is_json(media_type):
+                    raise _unsupported_media_type(media_type)
+                body = await _read_body(
                     request, headers.get(b"content-length"), settings.max_request_bytes
                 )
-                if binding.body
-                else b""
-            )
+                if body and media_type is None:
+                    raise _unsupported_media_type(None)
             message = bind_request(binding, path_params=request.path_params, query=query, body=body)
             if streaming:
                 _resume_from_last_event_id(request, message)

@@ -124,7 +124,9 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     """
     REASON_UNAVAILABLE: _Reason.ValueType  # 25
     """The service cannot serve the request right now (store unreachable, shutting down); retrying
-    later may succeed. gRPC `UNAVAILABLE`, HTTP 503.
+    later may succeed. On a request that changes a game, the outcome is unknown: the change may
+    have been made. Retry a move with the same `request_id`: the retry answers the first
+    outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
     """
     REASON_API_KEY_REQUIRED: _Reason.ValueType  # 26
     """The server requires an API key for this method and the request carries none or a wrong one.
@@ -139,6 +141,13 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     """The move's `request_id` was already used by this seat for a different move: a retry must
     repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
     move. gRPC `INVALID_ARGUMENT`, HTTP 400.
+    """
+    REASON_UNSUPPORTED_MEDIA_TYPE: _Reason.ValueType  # 29
+    """HTTP only: a request body not declared `application/json` (a `Content-Type` of another type,
+    or a body without one), so that a page of another site cannot make the referee act through
+    a "simple" cross-site request (`text/plain`, a form). Nothing is read or done. gRPC
+    requests are always protobuf: the code is there for completeness.
+    gRPC `INVALID_ARGUMENT`, HTTP 415.
     """
 
 class Reason(_Reason, metaclass=_ReasonEnumTypeWrapper):
@@ -255,7 +264,9 @@ out of range). gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_UNAVAILABLE: Reason.ValueType  # 25
 """The service cannot serve the request right now (store unreachable, shutting down); retrying
-later may succeed. gRPC `UNAVAILABLE`, HTTP 503.
+later may succeed. On a request that changes a game, the outcome is unknown: the change may
+have been made. Retry a move with the same `request_id`: the retry answers the first
+outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
 """
 REASON_API_KEY_REQUIRED: Reason.ValueType  # 26
 """The server requires an API key for this method and the request carries none or a wrong one.
@@ -270,5 +281,12 @@ REASON_REQUEST_ID_REUSED: Reason.ValueType  # 28
 """The move's `request_id` was already used by this seat for a different move: a retry must
 repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
 move. gRPC `INVALID_ARGUMENT`, HTTP 400.
+"""
+REASON_UNSUPPORTED_MEDIA_TYPE: Reason.ValueType  # 29
+"""HTTP only: a request body not declared `application/json` (a `Content-Type` of another type,
+or a body without one), so that a page of another site cannot make the referee act through
+a "simple" cross-site request (`text/plain`, a form). Nothing is read or done. gRPC
+requests are always protobuf: the code is there for completeness.
+gRPC `INVALID_ARGUMENT`, HTTP 415.
 """
 Global___Reason: _TypeAlias = Reason  # noqa: Y015
