@@ -32,6 +32,7 @@ class Config:
     redis_url: str | None = None
     key_prefix: str = "hanafuda:"
     game_ttl: float = 24 * 3600.0
+    finished_game_ttl: float = 7 * 24 * 3600.0
     answer_ttl: float = 600.0
     max_games: int = 10_000
     max_request_bytes: int = 1024 * 1024
@@ -68,6 +69,7 @@ class Config:
         return StoreSettings(
             key_prefix=self.key_prefix,
             idle_ttl=self.game_ttl,
+            finished_ttl=self.finished_game_ttl,
             answer_ttl=self.answer_ttl,
             max_games=self.max_games,
         )
@@ -127,6 +129,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "redis_url": ("REDIS_URL", _optional),
     "key_prefix": ("HANAFUDA_KEY_PREFIX", str),
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
+    "finished_game_ttl": ("HANAFUDA_FINISHED_GAME_TTL", float),
     "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
     "max_games": ("HANAFUDA_MAX_GAMES", int),
     "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
@@ -193,6 +196,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--redis-url", "Redis URL; prefer the variable when it holds a password")
     add("--key-prefix", "Redis key prefix")
     add("--game-ttl", "seconds an idle game lives", type=float)
+    add("--finished-game-ttl", "seconds a finished game stays readable", type=float)
     add("--answer-ttl", "seconds a move's answer is kept for retries", type=float)
     add("--max-games", "games the in-process store holds at once", type=int)
     add("--max-request-bytes", "largest request accepted, in bytes", type=int)

@@ -46,6 +46,7 @@ def test_flags_override_the_environment() -> None:
         (["--http-port", "70000"], {}),
         (["--key-prefix", "{bad}"], {}),
         (["--game-ttl", "0"], {}),
+        (["--finished-game-ttl", "0"], {}),
         ([], {"HANAFUDA_MAX_WATCHERS": "-1"}),
         (["--max-watchers", "-5"], {}),
     ],

@@ -509,6 +509,43 @@ async def test_commits_refresh_the_idle_time_and_idle_games_expire(backend: Back
     assert await store.events("g1", -1, 10) == [VersionedEvents(0, [])]
 
 
+async def test_a_finished_game_stays_for_its_own_time_to_live(backend: Backend) -> None:
+    """The commit that ends a game, or the creation of a game over at once, gives it the
+    finished time-to-live instead of the idle time; each game expires by its own time, whatever
+    the order in which the games were written."""
+    store = backend.open(idle_ttl=0.4, finished_ttl=1.2)
+    await make_game(store, "played")
+    await make_game(store, "ended")
+    ended = await store.commit("ended", 0, state(1), [b"e"], None, b"", finished=True)
+    assert ended == Committed(1)
+    await store.create("over-at-once", STATE0, META, [b"e"], finished=True)
+    await make_game(store, "later")  # written after the finished ones, expires before them
+    await backend.advance(0.7)
+    assert await store.load("played") is None
+    assert await store.load("later") is None
+    assert await store.load("ended") == GameRecord(1, state(1), META)
+    assert [e.version for e in await store.events("ended", -1, 10)] == [0, 1]
+    assert await store.load("over-at-once") == GameRecord(0, STATE0, META)
+    assert await store.count_games() == 2
+    await backend.advance(0.8)
+    assert await store.load("ended") is None
+    assert await store.load("over-at-once") is None
+    assert await store.count_games() == 0
+    if backend.is_redis:
+        assert await backend.raw_keys() == []
+
+
+async def test_a_finished_time_to_live_may_be_the_shorter(backend: Backend) -> None:
+    store = backend.open(idle_ttl=1.2, finished_ttl=0.4)
+    await make_game(store, "played")  # written first, expires last
+    await make_game(store, "ended")
+    assert await store.commit("ended", 0, state(1), [], None, b"", finished=True) == Committed(1)
+    await backend.advance(0.7)
+    assert await store.load("ended") is None
+    assert await store.load("played") == GameRecord(0, STATE0, META)
+    assert await store.count_games() == 1
+
+
 async def test_expired_game_ends_its_watchers(backend: Backend) -> None:
     store = backend.open(idle_ttl=0.3)
     await make_game(store)

@@ -616,6 +616,7 @@ class HostedGames:
                         _wrap_state(len(blobs), engine_state),
                         meta.encode(),
                         [header.encode(), *blobs],
+                        finished=adapter.is_over(state),
                     )
                 break
             except GameExists:  # 128 random bits colliding: draw another id
@@ -726,6 +727,8 @@ class HostedGames:
                         # Nothing: a retry's answer is rebuilt from the log (_replayed_answer),
                         # which keeps a busy game small in the store.
                         b"",
+                        # A finished game stays readable for its own retention time.
+                        finished=game.adapter.is_over(new_state),
                     )
             match result:
                 case Committed():

@@ -85,9 +85,17 @@ class GameStore(Protocol):
     """
 
     async def create(
-        self, game_id: str, state: bytes, meta: bytes, events: Sequence[bytes]
+        self,
+        game_id: str,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        *,
+        finished: bool = False,
     ) -> None:
-        """Store a new game at version 0 with ``events`` as the log entry of version 0.
+        """Store a new game at version 0 with ``events`` as the log entry of version 0. It
+        lives for the idle time, or for the finished time-to-live when ``finished`` (a game over
+        as soon as it is dealt).
 
         Raises :class:`~.errors.GameExists` if a game with this id is stored (an expired game's
         id may be reused).
@@ -109,6 +117,8 @@ class GameStore(Protocol):
         events: Sequence[bytes],
         request_id: str | None,
         answer: bytes,
+        *,
+        finished: bool = False,
     ) -> CommitResult:
         """Atomically record one accepted move.
 
@@ -119,8 +129,8 @@ class GameStore(Protocol):
         else store ``new_state`` at version + 1, append ``events`` as that version's log entry,
         remember ``answer`` under ``request_id`` (when given) for the answer time-to-live
         (capped by the idle time),
-        refresh the game's idle time and return :class:`Committed`. Only the last case changes
-        anything.
+        restart the game's idle time (the finished time-to-live instead when ``finished``: the
+        move ended the game) and return :class:`Committed`. Only the last case changes anything.
 
         Answers are kept for every request id of the last answer time-to-live, so their size is
         what a busy game's memory grows with: keep them short (the service stores none and

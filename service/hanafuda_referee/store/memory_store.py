@@ -75,7 +75,13 @@ class MemoryStore:
     ) -> None:
         self._settings = settings or StoreSettings()
         self._clock = clock
-        self._games: OrderedDict[str, _Game] = OrderedDict()
+        self._games: dict[str, _Game] = {}
+        #: The ids of the games in play, then of the finished ones, each queue in expiry order:
+        #: all the games of a queue have the same time-to-live, so the last touched expires last.
+        self._expiry: tuple[OrderedDict[str, None], OrderedDict[str, None]] = (
+            OrderedDict(),
+            OrderedDict(),
+        )
         self._closed = False
         self._probe = 0.0
 
@@ -83,21 +89,33 @@ class MemoryStore:
 
     def _sweep(self) -> None:
         now = self._clock()
-        while self._games:
-            game_id, game = next(iter(self._games.items()))
-            if game.expires_at > now:
-                break
-            del self._games[game_id]
-            game.wake_watchers()
+        for queue in self._expiry:
+            while queue:
+                game_id = next(iter(queue))
+                game = self._games[game_id]
+                if game.expires_at > now:
+                    break
+                del queue[game_id]
+                del self._games[game_id]
+                game.wake_watchers()
 
     def _live(self, game_id: str) -> _Game | None:
         self._check_open()
         self._sweep()
         return self._games.get(check_game_id(game_id))
 
-    def _touch(self, game_id: str, game: _Game) -> None:
-        game.expires_at = self._clock() + self._settings.idle_ttl
-        self._games.move_to_end(game_id)
+    def _touch(self, game_id: str, game: _Game, finished: bool = False) -> None:
+        settings = self._settings
+        game.expires_at = self._clock() + (settings.finished_ttl if finished else settings.idle_ttl)
+        self._expiry[not finished].pop(game_id, None)
+        queue = self._expiry[finished]
+        queue.pop(game_id, None)
+        queue[game_id] = None
+
+    def _forget(self, game_id: str) -> _Game:
+        for queue in self._expiry:
+            queue.pop(game_id, None)
+        return self._games.pop(game_id)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -106,7 +124,13 @@ class MemoryStore:
     # -- GameStore ----------------------------------------------------------------------------
 
     async def create(
-        self, game_id: str, state: bytes, meta: bytes, events: Sequence[bytes]
+        self,
+        game_id: str,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        *,
+        finished: bool = False,
     ) -> None:
         """See :meth:`.contract.GameStore.create`."""
         state = check_bytes("state", state)
@@ -121,7 +145,7 @@ class MemoryStore:
             raise error
         game = _Game(state=state, meta=meta, log=[frozen_events], expires_at=0.0)
         self._games[game_id] = game
-        self._touch(game_id, game)
+        self._touch(game_id, game, finished)
 
     async def load(self, game_id: str) -> GameRecord | None:
         """See :meth:`.contract.GameStore.load`."""
@@ -138,6 +162,8 @@ class MemoryStore:
         events: Sequence[bytes],
         request_id: str | None,
         answer: bytes,
+        *,
+        finished: bool = False,
     ) -> CommitResult:
         """See :meth:`.contract.GameStore.commit`."""
         check_request_id(request_id)
@@ -160,7 +186,7 @@ class MemoryStore:
             _prune_answers(game.answers, now)
             game.answers.pop(request_id, None)  # re-insert at the end: keeps expiry order
             game.answers[request_id] = (now + self._settings.answer_keep, game.version, answer)
-        self._touch(game_id, game)
+        self._touch(game_id, game, finished)
         game.wake_watchers()
         return Committed(version=game.version)
 
@@ -200,7 +226,7 @@ class MemoryStore:
         """See :meth:`.contract.GameStore.delete`."""
         if self._live(game_id) is None:
             return False
-        self._games.pop(game_id).wake_watchers()
+        self._forget(game_id).wake_watchers()
         return True
 
     async def count_games(self) -> int:
@@ -224,6 +250,8 @@ class MemoryStore:
         for game in self._games.values():
             game.wake_watchers()
         self._games.clear()
+        for queue in self._expiry:
+            queue.clear()
         self._closed = True
 
 

@@ -306,6 +306,7 @@ class RedisStore:
         self._keys = KeySpace(settings.key_prefix)
         # Read on every commit: the settings compute them.
         self._idle_ttl_ms = settings.idle_ttl_ms
+        self._finished_ttl_ms = settings.finished_ttl_ms
         self._answer_keep_ms = settings.answer_keep_ms
         runner = clients.pipelines if settings.batch_commits else None
         self._batcher = None if runner is None else _Batcher(runner, settings.operation_timeout)
@@ -374,7 +375,13 @@ class RedisStore:
     # -- GameStore ----------------------------------------------------------------------------
 
     async def create(
-        self, game_id: str, state: bytes, meta: bytes, events: Sequence[bytes]
+        self,
+        game_id: str,
+        state: bytes,
+        meta: bytes,
+        events: Sequence[bytes],
+        *,
+        finished: bool = False,
     ) -> None:
         """See :meth:`.contract.GameStore.create`."""
         keys = self._keys.game(game_id)
@@ -382,7 +389,7 @@ class RedisStore:
             check_bytes("meta", meta),
             check_bytes("state", state),
             pack_events(check_events(events)),
-            self._idle_ttl_ms,
+            self._finished_ttl_ms if finished else self._idle_ttl_ms,
         ]
         created = await self._run("create", CREATE.run(self._clients.main, keys.all(), args))
         if created != 1:
@@ -407,6 +414,8 @@ class RedisStore:
         events: Sequence[bytes],
         request_id: str | None,
         answer: bytes,
+        *,
+        finished: bool = False,
     ) -> CommitResult:
         """See :meth:`.contract.GameStore.commit`. One script run (in a batch unless
         ``batch_commits`` is off), never retried."""
@@ -418,7 +427,7 @@ class RedisStore:
             pack_events(check_events(events)),
             b"" if request_id is None else request_digest(request_id),
             check_bytes("answer", answer),
-            self._idle_ttl_ms,
+            self._finished_ttl_ms if finished else self._idle_ttl_ms,
             self._answer_keep_ms,
             keys.channel,
         ]

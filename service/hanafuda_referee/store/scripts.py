@@ -120,7 +120,7 @@ async def run_pipeline(runner: PipelineRunner, calls: Sequence[ScriptCall | Comm
     return replies
 
 
-#: KEYS: game, answers. ARGV: meta, state, packed events, idle ttl ms.
+#: KEYS: game, answers. ARGV: meta, state, packed events, ttl ms (idle or finished).
 #: Returns 1 if created, 0 if a game with this id exists. Answers left by an expired game with the
 #: same id (they never outlive its list by more than a few ms) are removed too.
 #:
@@ -141,7 +141,7 @@ return 1
 )
 
 #: KEYS: game, answers. ARGV: expected version, new state, packed events, request id digest ('' for
-#: none), answer, idle ttl ms, answer ttl ms, channel.
+#: none), answer, ttl ms (idle or finished), answer ttl ms, channel.
 #: Returns {0} no such game, {1, version} committed, {2, answer, version} duplicate,
 #: {3, version, state} conflict.
 #: Answers are kept in one hash per game, the answered version and expiry time in front of the

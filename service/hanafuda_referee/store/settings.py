@@ -21,6 +21,9 @@ class StoreSettings:
     key_prefix: str = "hanafuda:"
     #: A game not written for this long expires. Every commit restarts the count; reads do not.
     idle_ttl: float = 24 * 3600.0
+    #: A finished game (its last commit, or a creation, says so) stays this long, for its view
+    #: and its log, whatever the idle time.
+    finished_ttl: float = 7 * 24 * 3600.0
     #: How long the answer to a request id is kept to answer retries (capped by ``idle_ttl``).
     answer_ttl: float = 600.0
     #: In-process store: the most games held at once; a creation beyond is refused with
@@ -46,6 +49,7 @@ class StoreSettings:
     def __post_init__(self) -> None:
         durations = {
             "idle_ttl": self.idle_ttl,
+            "finished_ttl": self.finished_ttl,
             "answer_ttl": self.answer_ttl,
             "watch_block": self.watch_block,
             "connect_timeout": self.connect_timeout,
@@ -67,6 +71,11 @@ class StoreSettings:
     def idle_ttl_ms(self) -> int:
         """The idle time in whole milliseconds, as Redis PX/PEXPIRE take it."""
         return max(1, round(self.idle_ttl * 1000))
+
+    @property
+    def finished_ttl_ms(self) -> int:
+        """The finished games' retention in whole milliseconds."""
+        return max(1, round(self.finished_ttl * 1000))
 
     @property
     def answer_keep(self) -> float:
