@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from google.api import annotations_pb2  # type: ignore[import-untyped]
+from google.api import annotations_pb2, http_pb2  # type: ignore[import-untyped]
 from hanafuda.v1 import service_pb2
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -205,3 +205,66 @@ def test_the_query_token_is_a_scheme_of_the_get_routes_of_a_game_only(
     # Those routes keep every requirement of the document's default too.
     get_game = document["paths"]["/v1/games/{game}"]["get"]
     assert all(requirement in get_game["security"] for requirement in document["security"])
+
+
+def operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every operation of the document as (path, verb, operation)."""
+    verbs = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+    for path, item in document["paths"].items():
+        for verb, operation in item.items():
+            if verb in verbs:
+                yield path, verb, operation
+
+
+def http_rules() -> Iterator[tuple[str, http_pb2.HttpRule]]:
+    """Every HTTP rule of the service (additional bindings too), with its method's name."""
+    for method in SERVICE.methods:
+        rule = method.GetOptions().Extensions[annotations_pb2.http]
+        for each in (rule, *rule.additional_bindings):
+            yield method.name, each
+
+
+def test_every_operation_id_is_a_unique_plain_identifier(document: dict[str, Any]) -> None:
+    # Client generators turn operation ids into function names: a colon or a space breaks them.
+    ids = [operation["operationId"] for _, _, operation in operations(document)]
+    for operation_id in ids:
+        assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", operation_id), operation_id
+    assert len(ids) == len(set(ids))
+    plain = {
+        path: document["paths"][path]["get"]["operationId"]
+        for path in ("/healthz", "/readyz", "/metrics", "/openapi.json")
+    }
+    assert plain == {
+        "/healthz": "liveness",
+        "/readyz": "readiness",
+        "/metrics": "metrics",
+        "/openapi.json": "openapi",
+    }
+
+
+def test_the_server_is_named_relative_to_the_document(document: dict[str, Any]) -> None:
+    servers = document["servers"]
+    assert servers, "a client generator needs a server to send requests to"
+    for server in servers:
+        # Relative: the document is right whatever host, port or proxy serves it.
+        assert not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", server["url"]), server["url"]
+        assert not server["url"].startswith("//"), server["url"]
+        assert server["description"]
+    assert servers[0]["url"] == "/"
+
+
+def test_a_rule_with_a_body_requires_one_and_a_rule_without_has_none(
+    document: dict[str, Any],
+) -> None:
+    checked = 0
+    for name, rule in http_rules():
+        verb = rule.WhichOneof("pattern")
+        operation = document["paths"][getattr(rule, verb)][verb]
+        if rule.body:
+            assert operation["requestBody"]["required"] is True, name
+            checked += 1
+        else:
+            assert "requestBody" not in operation, name
+    assert checked > 0
+    move = document["paths"]["/v1/games/{game}/moves"]["post"]
+    assert move["requestBody"]["required"] is True

@@ -401,8 +401,13 @@ def _operation(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:
             if binding.body == "*"
             else schemas.field(method.input_type.fields_by_name[binding.body], described=False)
         )
+        # Required although the server reads an empty body as the message's defaults: the
+        # contract asks clients for one, so generated clients always send it.
         operation["requestBody"] = {
-            "required": False,
+            "required": True,
+            "description": (
+                "Proto3 JSON; an empty object (or body) leaves every field at its default."
+            ),
             "content": {"application/json": {"schema": body_schema}},
         }
     operation["responses"] = {
@@ -459,10 +464,14 @@ def _operations_paths() -> dict[str, Any]:
     """The service's own endpoints (not RPCs), documented by hand because they are not in the
     proto contract."""
 
-    def plain(summary: str, content_type: str, schema: dict[str, Any]) -> dict[str, Any]:
+    # The ids are spelled out, not derived from the summaries: client generators make function
+    # names of them, so they must stay plain identifiers whatever the wording.
+    def plain(
+        operation_id: str, summary: str, content_type: str, schema: dict[str, Any]
+    ) -> dict[str, Any]:
         return {
             "get": {
-                "operationId": summary.split()[0].lower(),
+                "operationId": operation_id,
                 "tags": ["operations"],
                 "summary": summary,
                 "security": [],
@@ -478,16 +487,21 @@ def _operations_paths() -> dict[str, Any]:
 
     status = {"type": "object", "properties": {"status": {"type": "string"}}}
     return {
-        "/healthz": plain("Liveness: the process serves requests.", "application/json", status),
+        "/healthz": plain(
+            "liveness", "Liveness: the process serves requests.", "application/json", status
+        ),
         "/readyz": plain(
+            "readiness",
             "Readiness: the referee can reach its store (503 when not).",
             "application/json",
             status,
         ),
         "/metrics": plain(
-            "Metrics in the Prometheus text format.", "text/plain", {"type": "string"}
+            "metrics", "Metrics in the Prometheus text format.", "text/plain", {"type": "string"}
         ),
-        "/openapi.json": plain("OpenAPI: this document.", "application/json", {"type": "object"}),
+        "/openapi.json": plain(
+            "openapi", "OpenAPI: this document.", "application/json", {"type": "object"}
+        ),
     }
 
 
@@ -553,6 +567,14 @@ def build_openapi(
         "tags": [
             {"name": service.name, "description": _summary(service_comment)},
             {"name": "operations", "description": "Health, readiness, metrics, this document."},
+        ],
+        "servers": [
+            {
+                # Relative, so it resolves to the scheme, host and port the document was fetched
+                # from: one document serves any deployment without knowing its address.
+                "url": "/",
+                "description": "The host that serves this document.",
+            }
         ],
         "security": list(_SECURITY),
         "paths": paths,
