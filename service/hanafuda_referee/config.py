@@ -45,6 +45,8 @@ class Config:
     shutdown_grace: float = 10.0
     game_cache_size: int = 4096
     max_watchers: int = 10_000
+    create_rate: float = 30.0
+    create_burst: int = 30
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -61,6 +63,8 @@ class Config:
             )
         if self.max_watchers < 0:
             raise ValueError("max watchers must not be negative")
+        if self.create_rate < 0 or self.create_burst < 1:
+            raise ValueError("create rate must not be negative and create burst must be positive")
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
         self.store_settings()
 
@@ -130,6 +134,8 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "key_prefix": ("HANAFUDA_KEY_PREFIX", str),
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
     "finished_game_ttl": ("HANAFUDA_FINISHED_GAME_TTL", float),
+    "create_rate": ("HANAFUDA_CREATE_RATE", float),
+    "create_burst": ("HANAFUDA_CREATE_BURST", int),
     "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
     "max_games": ("HANAFUDA_MAX_GAMES", int),
     "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
@@ -228,6 +234,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--shutdown-grace", "seconds in-flight calls get at shutdown", type=float)
     add("--game-cache-size", "games whose last state each process keeps", type=int)
     add("--max-watchers", "WatchGame streams the process follows at once", type=int)
+    add("--create-rate", "games one client may create per minute (0: no limit)", type=float)
+    add("--create-burst", "games one client may create at once before the rate applies", type=int)
 
 
 def parse(argv: Sequence[str], env: Mapping[str, str]) -> Config:

@@ -35,6 +35,7 @@ from litestar.handlers import HTTPRouteHandler
 
 from hanafuda_referee.config import Config
 from hanafuda_referee.grpc.server import GrpcServer
+from hanafuda_referee.hosting.limits import CreationLimit
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.observability import metrics
 from hanafuda_referee.observability.logs import logger
@@ -235,6 +236,11 @@ async def serve(
         api_key=config.api_key,
         cache_size=config.game_cache_size,
         max_watchers=config.max_watchers,
+        creation_limit=(
+            CreationLimit(per_minute=config.create_rate, burst=config.create_burst)
+            if config.create_rate
+            else None
+        ),
     )
     open_files = raise_open_file_limit()
     if (

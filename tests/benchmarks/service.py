@@ -48,7 +48,8 @@ Run from the repository root::
 
 ``--redis-url`` uses an existing Redis instead of a private one; ``--http-url`` with
 ``--grpc-target`` (and ``--redis-url`` with ``--key-prefix`` for the memory figure) benchmarks an
-already running server, started as above (``--allow-testing-features``).
+already running server, started as above (``--allow-testing-features --create-rate 0``: the
+benchmark creates games far faster than one client may).
 """
 
 from __future__ import annotations
@@ -926,7 +927,7 @@ def _arguments() -> argparse.Namespace:
         "--http-url",
         help="benchmark the running server at this URL (with --grpc-target) instead of "
         "starting one; run it with python -m tests.benchmarks.reference_requests "
-        "--allow-testing-features",
+        "--allow-testing-features --create-rate 0",
     )
     parser.add_argument("--grpc-target", help="host:port of that running server's gRPC")
     parser.add_argument(

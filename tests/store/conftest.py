@@ -106,6 +106,10 @@ class raw_client:  # noqa: N801 - used like a function: `async with raw_client(u
         )
 
     async def __aenter__(self) -> Redis | RedisCluster:
+        if isinstance(self.client, RedisCluster):
+            # Before it learns the topology, a cluster client knows no primary: a scan of
+            # "every primary" would read none and find nothing.
+            await self.client.initialize()
         return self.client
 
     async def __aexit__(self, *exc: object) -> None:

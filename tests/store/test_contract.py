@@ -567,6 +567,30 @@ async def test_expired_game_ends_its_watchers(backend: Backend) -> None:
     assert await asyncio.wait_for(follower, 3) == [0]
 
 
+# -- rate limits ---------------------------------------------------------------------------------
+
+
+async def test_a_token_bucket_is_shared_and_says_how_long_to_wait(backend: Backend) -> None:
+    """A bucket starts full, gives its size in tokens at once, then one token per 1/rate
+    seconds; a refusal takes nothing and names the wait. Replicas draw from the same bucket."""
+    store = backend.open()
+    other = backend.replica(store)
+    assert [await s.take_token("client-a", 2.0, 3) for s in (store, other, store)] == [0.0] * 3
+    wait = await other.take_token("client-a", 2.0, 3)
+    assert 0 < wait <= 0.5
+    assert await store.take_token("client-b", 2.0, 3) == 0.0  # each client its own bucket
+    await backend.advance(0.6)
+    assert await other.take_token("client-a", 2.0, 3) == 0.0
+    assert 0 < await store.take_token("client-a", 2.0, 3) <= 0.5
+    with pytest.raises(ValueError, match="positive rate"):
+        await store.take_token("client-a", 0.0, 3)
+    with pytest.raises(ValueError, match="size"):
+        await store.take_token("client-a", 1.0, 0)
+    if backend.is_redis:
+        keys = await backend.raw_keys()
+        assert sorted(keys) == [f"{backend.prefix}rate:client-{c}".encode() for c in "ab"]
+
+
 # -- counting ------------------------------------------------------------------------------------
 
 

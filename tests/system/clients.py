@@ -117,14 +117,17 @@ class Refused(Exception):
 
     @classmethod
     def from_grpc(cls, error: grpc.aio.AioRpcError) -> Refused:
-        """The refusal of a failed gRPC call; its rich status holds at most one ErrorInfo."""
+        """The refusal of a failed gRPC call; its rich status holds one ErrorInfo first, and
+        after it at most a RetryInfo (``RATE_LIMITED``)."""
         info = error_details_pb2.ErrorInfo()
         status = rpc_status.from_call(error)
         if status is not None:
             assert status.code == error.code().value[0]
             assert status.message == error.details()
-            (detail,) = status.details
+            detail, *others = status.details
             assert detail.Unpack(info), detail.type_url
+            assert len(others) <= 1
+            assert all(o.Is(error_details_pb2.RetryInfo.DESCRIPTOR) for o in others), others
         return cls(
             transport="grpc",
             code=error.code(),

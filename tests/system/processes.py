@@ -43,7 +43,8 @@ class RefereeProcess:
     """One service process: gRPC on :attr:`grpc_port`, HTTP on :attr:`http_port`.
 
     ``env`` adds environment variables (``REDIS_URL``, ``HANAFUDA_KEY_PREFIX``...); ``flags``
-    adds command-line flags; ``command`` replaces the console script (its ``serve`` and the
+    adds command-line flags (the creation limit is off unless ``env`` sets
+    ``HANAFUDA_CREATE_RATE``); ``command`` replaces the console script (its ``serve`` and the
     flags follow). Testing features (seeds, prepared deals) are on unless
     ``allow_testing`` is False.
     """
@@ -124,6 +125,9 @@ class RefereeProcess:
             HANAFUDA_LOG_FORMAT="json",
             HANAFUDA_LOG_LEVEL="INFO",
             HANAFUDA_SHUTDOWN_GRACE="2",
+            # The tests create many games from one address: no creation limit unless a test
+            # sets one (test_rate_limit.py).
+            HANAFUDA_CREATE_RATE="0",
             PYTHONUNBUFFERED="1",
         )
         if self.allow_testing:

@@ -74,6 +74,7 @@ EXPECTED: dict[str, tuple[grpc.StatusCode, int]] = {
     "UNKNOWN_GAME": (grpc.StatusCode.NOT_FOUND, 404),
     "UNAVAILABLE": (grpc.StatusCode.UNAVAILABLE, 503),
     "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
+    "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
 }
 #: Reasons no request to a healthy server can provoke (see the module docstring).
 UNREACHABLE = frozenset({"KOIKOI_NOT_ALLOWED", "UNAVAILABLE"})
@@ -100,6 +101,17 @@ def test_the_status_table_is_the_same_in_docs_code_and_proto() -> None:
             assert len(found) == 1, name
             documented[name] = (grpc.StatusCode[found[0][0]], int(found[0][1]))
     assert documented == EXPECTED
+
+
+@pytest.fixture(scope="module")
+def limited_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
+    """A process with a creation limit of two games at once (then one a minute) per client."""
+    with own_referee(
+        tmp_path_factory.mktemp("limited"),
+        env={"HANAFUDA_CREATE_RATE": "1", "HANAFUDA_CREATE_BURST": "2"},
+        name="limited",
+    ) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
@@ -321,6 +333,18 @@ class Provoker:
             for payload in (b"\xff\xff\xff", b"\x0a\x05ab"):
                 await self.expect(c.call_raw("CreateGame", payload), "BAD_ENCODING")
 
+    async def limits(self, limited: RefereeProcess) -> None:
+        """A client that creates games faster than the limit (its own bucket: an API key of
+        this transport's)."""
+        async with open_client(self.client.transport, limited) as c:
+            key = f"limits-{self.client.transport}"
+            plain = service_pb2.CreateGameRequest(
+                kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"]
+            )
+            for _ in range(2):
+                await c.create(plain, api_key=key)
+            await self.expect(c.create(plain, api_key=key), "RATE_LIMITED")
+
     async def strict(self, strict: RefereeProcess) -> None:
         """The API key and the testing features, on a production-like process."""
         async with open_client(self.client.transport, strict) as c:
@@ -347,7 +371,9 @@ async def _raise(status: int, body: bytes) -> None:
 
 
 async def test_every_reason_is_reachable_with_the_same_status_on_both_transports(
-    module_referee: RefereeProcess, strict_referee: RefereeProcess
+    module_referee: RefereeProcess,
+    strict_referee: RefereeProcess,
+    limited_referee: RefereeProcess,
 ) -> None:
     seen: dict[str, dict[str, tuple[grpc.StatusCode, int | None]]] = {}
     for transport in ("http", "grpc"):
@@ -362,6 +388,7 @@ async def test_every_reason_is_reachable_with_the_same_status_on_both_transports
             await provoker.creations()
             await provoker.encodings()
             await provoker.strict(strict_referee)
+            await provoker.limits(limited_referee)
             seen[transport] = provoker.seen
         missing = all_reasons() - UNREACHABLE - set(provoker.seen)
         if transport == "grpc":

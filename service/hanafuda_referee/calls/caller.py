@@ -16,6 +16,7 @@ __all__ = [
     "Caller",
     "bearer_token",
     "new_request_id",
+    "peer_host",
     "sent_twice",
     "takes_query_token",
 ]
@@ -92,18 +93,36 @@ class Caller:
     ``authorization``, or on a few HTTP GET routes the ``access_token`` query parameter), None
     when absent. ``api_key``: the server-to-server key (HTTP header and gRPC metadata
     ``x-api-key``), None when absent. ``request_id``: the transport's request id for logs (not
-    the move's idempotency key, which is a message field).
+    the move's idempotency key, which is a message field). ``address``: the client's network
+    address as the server saw it (no port; "" when unknown), for per-client limits.
     """
 
     token: str | None = None
     api_key: str | None = None
     request_id: str = ""
     transport: str = ""
+    address: str = ""
 
     def __repr__(self) -> str:
         # The token and the key are secrets: a repr may end up in a log or a traceback.
         return (
             f"Caller(token={'***' if self.token else None}, "
             f"api_key={'***' if self.api_key else None}, "
-            f"request_id={self.request_id!r}, transport={self.transport!r})"
+            f"request_id={self.request_id!r}, transport={self.transport!r}, "
+            f"address={self.address!r})"
         )
+
+
+def peer_host(peer: str) -> str:
+    """The host of a gRPC peer string (``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, ``unix:path``),
+    as HTTP's ASGI scope gives its client address: without the port; "" when there is none.
+
+    >>> peer_host("ipv4:127.0.0.1:50123"), peer_host("ipv6:[::1]:50123"), peer_host("unix:/s")
+    ('127.0.0.1', '::1', '')
+    """
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]")
+    return ""

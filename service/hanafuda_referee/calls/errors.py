@@ -15,7 +15,15 @@ from types import TracebackType
 
 import grpc
 
-__all__ = ["DOMAIN", "MAX_MESSAGE", "MAX_METADATA_VALUE", "STATUS", "ApiError", "ErrorTranslation"]
+__all__ = [
+    "DOMAIN",
+    "MAX_MESSAGE",
+    "MAX_METADATA_VALUE",
+    "RETRY_AFTER",
+    "STATUS",
+    "ApiError",
+    "ErrorTranslation",
+]
 
 #: The ``google.rpc.ErrorInfo.domain`` of every error this service raises.
 DOMAIN = "hanafuda-referee"
@@ -57,7 +65,12 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
     "REQUEST_ID_REUSED": _INVALID,
     # Only the HTTP transport refuses it; gRPC's code is there for completeness.
     "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
+    "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
 }
+
+#: The ``ErrorInfo`` metadata key of the seconds to wait before a retry (``RATE_LIMITED``), a
+#: whole number; the transports also carry it as ``Retry-After`` and ``google.rpc.RetryInfo``.
+RETRY_AFTER = "retry_after_seconds"
 
 
 #: The longest message and ``ErrorInfo`` metadata value an error carries, in characters. Some

@@ -44,9 +44,10 @@ from hanafuda_referee.calls.caller import (
     Caller,
     bearer_token,
     new_request_id,
+    peer_host,
     sent_twice,
 )
-from hanafuda_referee.calls.errors import DOMAIN, ApiError
+from hanafuda_referee.calls.errors import DOMAIN, RETRY_AFTER, ApiError
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.observability.logs import observe
 
@@ -75,18 +76,27 @@ IDLE_TIMEOUT = 300.0
 
 
 def error_status(error: ApiError) -> status_pb2.Status:
-    """The ``google.rpc.Status`` of a refusal: code, message and one ``ErrorInfo``."""
+    """The ``google.rpc.Status`` of a refusal: code, message and one ``ErrorInfo``, then a
+    ``RetryInfo`` when the refusal says when to retry (as HTTP's ``Retry-After``)."""
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    return status_pb2.Status(code=error.grpc_code.value[0], message=error.message, details=[detail])
+    details = [detail]
+    if RETRY_AFTER in error.metadata:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.seconds = int(error.metadata[RETRY_AFTER])
+        details.append(any_pb2.Any())
+        details[-1].Pack(retry)
+    return status_pb2.Status(code=error.grpc_code.value[0], message=error.message, details=details)
 
 
 def _internal_status() -> status_pb2.Status:
     return status_pb2.Status(code=code_pb2.INTERNAL, message="internal error")
 
 
-def caller_from_metadata(metadata: Any, transport: str = "grpc") -> tuple[Caller, ApiError | None]:
+def caller_from_metadata(
+    metadata: Any, transport: str = "grpc", address: str = ""
+) -> tuple[Caller, ApiError | None]:
     """The :class:`Caller` of a request's invocation metadata (pairs of key and value), and
     the refusal its credentials earn, read as HTTP reads its headers: ``authorization`` must be
     ``Bearer <token>`` (:func:`~hanafuda_referee.calls.caller.bearer_token`), and neither it nor
@@ -113,9 +123,12 @@ def caller_from_metadata(metadata: Any, transport: str = "grpc") -> tuple[Caller
         except ApiError as error:
             refusal = error
     if refusal is not None:
-        return Caller(request_id=request_id, transport=transport), refusal
+        return Caller(request_id=request_id, transport=transport, address=address), refusal
     api_key = credentials.get("x-api-key")
-    return Caller(token=token, api_key=api_key, request_id=request_id, transport=transport), None
+    caller = Caller(
+        token=token, api_key=api_key, request_id=request_id, transport=transport, address=address
+    )
+    return caller, None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +174,9 @@ def _unary_handler(
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Message:
-        caller, refusal = caller_from_metadata(context.invocation_metadata())
+        caller, refusal = caller_from_metadata(
+            context.invocation_metadata(), address=peer_host(context.peer())
+        )
         try:
             async with observe(name, caller):
                 if refusal is not None:
@@ -184,7 +199,9 @@ def _stream_handler(
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
-        caller, refusal = caller_from_metadata(context.invocation_metadata())
+        caller, refusal = caller_from_metadata(
+            context.invocation_metadata(), address=peer_host(context.peer())
+        )
         try:
             async with observe(name, caller):
                 if refusal is not None:

@@ -53,6 +53,7 @@ from hanafuda_referee.hosting.convert import (
     move_from_proto,
 )
 from hanafuda_referee.hosting.kinds import adapter_for
+from hanafuda_referee.hosting.limits import CreationLimit
 from hanafuda_referee.hosting.tokens import (
     GameMeta,
     hash_token,
@@ -519,6 +520,7 @@ class HostedGames:
         api_key: str | None = None,
         cache_size: int = 4096,
         clock: Callable[[], float] = time.time,
+        creation_limit: CreationLimit | None = None,
     ) -> None:
         self._store = store
         self._allow_testing = allow_testing
@@ -526,6 +528,7 @@ class HostedGames:
         self._cache = _Cache(cache_size)
         self._steps = _WatchSteps(_WATCH_STEPS)
         self._clock = clock
+        self._creation_limit = creation_limit
 
     @property
     def store(self) -> GameStore:
@@ -576,6 +579,10 @@ class HostedGames:
             caller.api_key and hmac.compare_digest(caller.api_key.encode(), self._api_key.encode())
         ):
             raise ApiError("API_KEY_REQUIRED", "creating games needs this server's API key")
+        if self._creation_limit is not None:
+            # Before any other work: a refused creation must cost the server next to nothing.
+            with store_failures():
+                await self._creation_limit.check(self._store, caller)
         adapter = adapter_for(request.kind)
         if len(request.players) > MAX_PLAYERS:
             raise ApiError("REQUEST_TOO_LARGE", f"at most {MAX_PLAYERS} players")

@@ -25,6 +25,7 @@ from hanafuda.v1 import service_pb2
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.hosting import stateless
 from hanafuda_referee.hosting.games import HostedGames, MoveReply, ViewReply
+from hanafuda_referee.hosting.limits import CreationLimit
 from hanafuda_referee.hosting.watching import WatcherSlots, watch_game
 from hanafuda_referee.observability.logs import current, observe
 from hanafuda_referee.store import GameStore
@@ -114,9 +115,14 @@ class Referee:
         api_key: str | None = None,
         cache_size: int = 4096,
         max_watchers: int = 0,
+        creation_limit: CreationLimit | None = None,
     ) -> None:
         self.games = HostedGames(
-            store, allow_testing=allow_testing, api_key=api_key, cache_size=cache_size
+            store,
+            allow_testing=allow_testing,
+            api_key=api_key,
+            cache_size=cache_size,
+            creation_limit=creation_limit,
         )
         self.watchers = WatcherSlots(max_watchers)
 

@@ -55,7 +55,7 @@ from hanafuda_referee.calls.caller import (
     sent_twice,
     takes_query_token,
 )
-from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.calls.errors import RETRY_AFTER, ApiError
 from hanafuda_referee.hosting.referee import reply_method
 from hanafuda_referee.http.errors import error_body, transport_error_body
 from hanafuda_referee.http.openapi import build_openapi
@@ -249,6 +249,8 @@ def _on_exception(request: Request[Any, Any, Any], error: Exception) -> Response
     headers: dict[str, str] = {}
     if isinstance(error, ApiError):
         status, body = error.http_status, error_body(error)
+        if RETRY_AFTER in error.metadata:
+            headers = {"retry-after": error.metadata[RETRY_AFTER]}
     elif isinstance(error, HTTPException) and error.status_code < 500:
         status = error.status_code
         headers = {str(k): str(v) for k, v in (error.headers or {}).items()}
@@ -328,11 +330,13 @@ def _caller(scope: Scope, headers: dict[bytes, str], query_token: str | None = N
         )
     if authorization is not None:
         token = bearer_token(authorization)
+    client = scope.get("client")
     return Caller(
         token=token,
         api_key=headers.get(b"x-api-key"),
         request_id=request_id_of(scope),
         transport="http",
+        address=client[0] if client else "",
     )
 
 

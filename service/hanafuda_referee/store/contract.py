@@ -140,6 +140,17 @@ class GameStore(Protocol):
         """
         ...
 
+    async def take_token(self, bucket: str, per_second: float, size: int) -> float:
+        """Take one token from the token bucket ``bucket`` (a rate limit shared by every
+        replica on this store): 0.0 when taken, else the seconds until a token will be there, and
+        nothing is taken.
+
+        The bucket holds up to ``size`` tokens, starts full and gains ``per_second`` tokens a
+        second. It is kept while it is not full again, so its memory is bounded by the clients
+        active within ``size / per_second`` seconds.
+        """
+        ...
+
     async def events(self, game_id: str, after_version: int, limit: int) -> list[VersionedEvents]:
         """Up to ``limit`` log entries with a version greater than ``after_version``, in order.
 

@@ -55,6 +55,12 @@ class KeySpace:
         escaped = "".join("\\" + ch if ch in "*?[]\\" else ch for ch in self.prefix)
         return escaped + "{*}:g"
 
+    def rate(self, bucket: str) -> str:
+        """The key of a rate limit's token bucket (no hash tag: it belongs to no game, and the
+        game pattern does not match it). ``bucket`` names the client; it is the caller's to
+        keep it short and free of secrets (a digest)."""
+        return f"{self.prefix}rate:{bucket}"
+
     def probe(self) -> str:
         """The key the benchmark's reference write sets (no hash tag: it belongs to no game, and
         the game pattern does not match it)."""

@@ -84,6 +84,8 @@ class MemoryStore:
         )
         self._closed = False
         self._probe = 0.0
+        #: Token buckets: name -> (tokens left, clock time of that count).
+        self._buckets: dict[str, tuple[float, float]] = {}
 
     # -- expiry -----------------------------------------------------------------------------
 
@@ -228,6 +230,27 @@ class MemoryStore:
             return False
         self._forget(game_id).wake_watchers()
         return True
+
+    async def take_token(self, bucket: str, per_second: float, size: int) -> float:
+        """See :meth:`.contract.GameStore.take_token`."""
+        self._check_open()
+        if not per_second > 0 or size < 1:
+            raise ValueError("a token bucket needs a positive rate and a size of at least 1")
+        now = self._clock()
+        if len(self._buckets) > 1024:
+            # Forget the buckets full again (as Redis expires them): memory stays bounded by
+            # the clients of the last few seconds.
+            self._buckets = {
+                name: (tokens, at)
+                for name, (tokens, at) in self._buckets.items()
+                if tokens + (now - at) * per_second < size
+            }
+        tokens, at = self._buckets.get(bucket, (float(size), now))
+        tokens = min(float(size), tokens + max(0.0, now - at) * per_second)
+        if tokens < 1:
+            return (1 - tokens) / per_second
+        self._buckets[bucket] = (tokens - 1, now)
+        return 0.0
 
     async def count_games(self) -> int:
         """Exact number of live games."""

@@ -107,6 +107,7 @@ from .scripts import (
     CREATE,
     DELETE,
     READ_EVENTS,
+    TAKE_TOKEN,
     Command,
     PipelineRunner,
     ScriptCall,
@@ -529,6 +530,15 @@ class RedisStore:
         )
         return bool(removed)
 
+    async def take_token(self, bucket: str, per_second: float, size: int) -> float:
+        """See :meth:`.contract.GameStore.take_token`. One script run on Redis's clock, so
+        every replica draws from the same bucket."""
+        _check_bucket(per_second, size)
+        args: list[bytes | str | int] = [repr(per_second / 1000), size]
+        key = self._keys.rate(bucket)
+        wait_ms = await self._run("take_token", TAKE_TOKEN.run(self._clients.main, [key], args))
+        return int(wait_ms) / 1000
+
     async def count_games(self) -> int:
         """Game keys of this prefix, by SCAN over every primary (see the module docstring).
 
@@ -575,3 +585,8 @@ class RedisStore:
             await self._batcher.close()
         with self._failures("close"):
             await self._clients.close()
+
+
+def _check_bucket(per_second: float, size: int) -> None:
+    if not per_second > 0 or size < 1:
+        raise ValueError("a token bucket needs a positive rate and a size of at least 1")

@@ -205,6 +205,30 @@ return {1, new_version}
 """,
 )
 
+#: KEYS: bucket. ARGV: tokens added per millisecond, bucket size.
+#: Returns 0 when a token was taken, else the milliseconds until one will be there (nothing taken).
+#: A token bucket kept as a hash {t: tokens left, at: Redis time ms of that count}; a bucket
+#: nobody drew from for the time it takes to fill up again expires, as a full one would read.
+TAKE_TOKEN = LuaScript(
+    "take_token",
+    """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local rate = tonumber(ARGV[1])
+local size = tonumber(ARGV[2])
+local kept = redis.call('HMGET', KEYS[1], 't', 'at')
+local tokens = tonumber(kept[1]) or size
+local at = tonumber(kept[2]) or now
+tokens = math.min(size, tokens + math.max(0, now - at) * rate)
+if tokens < 1 then
+  return math.ceil((1 - tokens) / rate)
+end
+redis.call('HSET', KEYS[1], 't', tostring(tokens - 1), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(size / rate) + 1000)
+return 0
+""",
+)
+
 #: KEYS: game. ARGV: first index, last index (of the list: a version's index is version + 1).
 #: Returns nil if the game does not exist, else the LRANGE reply. One script instead of EXISTS
 #: plus LRANGE keeps "unknown game" distinct from "no new events" in one round trip.

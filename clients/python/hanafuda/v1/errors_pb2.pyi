@@ -149,6 +149,13 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     requests are always protobuf: the code is there for completeness.
     gRPC `INVALID_ARGUMENT`, HTTP 415.
     """
+    REASON_RATE_LIMITED: _Reason.ValueType  # 30
+    """The client created games faster than the server allows (a token bucket per client: its API
+    key when it sends one, else its network address, shared by every replica). Nothing was
+    created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
+    header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+    gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+    """
 
 class Reason(_Reason, metaclass=_ReasonEnumTypeWrapper):
     """Why a request was refused.
@@ -288,5 +295,12 @@ or a body without one), so that a page of another site cannot make the referee a
 a "simple" cross-site request (`text/plain`, a form). Nothing is read or done. gRPC
 requests are always protobuf: the code is there for completeness.
 gRPC `INVALID_ARGUMENT`, HTTP 415.
+"""
+REASON_RATE_LIMITED: Reason.ValueType  # 30
+"""The client created games faster than the server allows (a token bucket per client: its API
+key when it sends one, else its network address, shared by every replica). Nothing was
+created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
+header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
 """
 Global___Reason: _TypeAlias = Reason  # noqa: Y015
