@@ -19,9 +19,10 @@ times the limit, so that those reach our check; anything larger is cut off by gr
 ``RESOURCE_EXHAUSTED`` (no ``ErrorInfo``), which bounds the memory a request can take.
 
 The server also serves the standard health service (``grpc.health.v1.Health``) and server
-reflection. Health: the overall status ``""`` is liveness (SERVING while the process serves);
-the referee's service name is readiness, NOT_SERVING while the game store does not answer
-(:meth:`GrpcServer.set_ready`, kept in step by the service), like ``/readyz`` on HTTP.
+reflection, as both ``grpc.reflection.v1`` and ``grpc.reflection.v1alpha`` (see
+:func:`_enable_reflection`). Health: the overall status ``""`` is liveness (SERVING while the
+process serves); the referee's service name is readiness, NOT_SERVING while the game store does
+not answer (:meth:`GrpcServer.set_ready`, kept in step by the service), like ``/readyz`` on HTTP.
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
-from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
+from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
+    reflection,
+    reflection_pb2,
+    reflection_pb2_grpc,
+)
 from grpc_status import rpc_status  # type: ignore[import-untyped]
 from hanafuda.v1 import service_pb2
 
@@ -54,6 +59,7 @@ from hanafuda_referee.observability.logs import observe
 __all__ = [
     "HARD_CAP_FACTOR",
     "IDLE_TIMEOUT",
+    "REFLECTION_V1",
     "SERVICE_NAME",
     "GrpcServer",
     "caller_from_metadata",
@@ -62,6 +68,8 @@ __all__ = [
 
 #: The full name of the referee's gRPC service.
 SERVICE_NAME = "hanafuda.v1.RefereeService"
+#: The full name of the stable server reflection service, served beside v1alpha's.
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 _SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
 #: Responses can be much larger than requests (a finished game's log holds every deal).
 _MAX_SEND_BYTES = 64 * 1024 * 1024
@@ -244,6 +252,30 @@ def referee_handler(
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
+def _enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> None:
+    """Serve server reflection as both ``grpc.reflection.v1alpha`` and ``grpc.reflection.v1``,
+    each listing ``service_names`` and the v1alpha reflection service.
+
+    grpcio-reflection ships the v1alpha service alone. v1 is the same protocol under a new
+    package: every message keeps its fields and their numbers, and a package never goes on the
+    wire, so the library's own servicer answers v1 callers too once it is also routed at v1's
+    method path. Current tools (grpcurl, Postman, buf curl) ask v1 first; older ones v1alpha.
+    No descriptor of v1's own file is at hand (the library has none), so v1 is served but not
+    listed: a tool that describes every listed service (``grpcurl describe``) would stop at a
+    service whose file it cannot get.
+    """
+    servicer = reflection.aio.ReflectionServicer((*service_names, reflection.SERVICE_NAME))
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    info = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info}),)
+    )
+
+
 class GrpcServer:
     """The gRPC server of a referee: RefereeService, health and reflection on one port.
 
@@ -308,12 +340,8 @@ class GrpcServer:
         )
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
-        reflection.enable_server_reflection(
-            (
-                SERVICE_NAME,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ),
+        _enable_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
             self._server,
         )
         self.port = 0
