@@ -45,6 +45,9 @@ class Config:
     shutdown_grace: float = 10.0
     game_cache_size: int = 4096
     max_watchers: int = 10_000
+    watchers_per_game: int = 1_000
+    watchers_per_client: int = 32
+    watchers_per_seat: int = 8
     create_rate: float = 30.0
     create_burst: int = 30
 
@@ -61,8 +64,16 @@ class Config:
             raise ValueError(
                 "shutdown grace, game cache size and request timeout must not be negative"
             )
-        if self.max_watchers < 0:
-            raise ValueError("max watchers must not be negative")
+        if (
+            min(
+                self.max_watchers,
+                self.watchers_per_game,
+                self.watchers_per_client,
+                self.watchers_per_seat,
+            )
+            < 0
+        ):
+            raise ValueError("watcher limits must not be negative")
         if self.create_rate < 0 or self.create_burst < 1:
             raise ValueError("create rate must not be negative and create burst must be positive")
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
@@ -148,6 +159,9 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "shutdown_grace": ("HANAFUDA_SHUTDOWN_GRACE", float),
     "game_cache_size": ("HANAFUDA_GAME_CACHE_SIZE", int),
     "max_watchers": ("HANAFUDA_MAX_WATCHERS", int),
+    "watchers_per_game": ("HANAFUDA_WATCHERS_PER_GAME", int),
+    "watchers_per_client": ("HANAFUDA_WATCHERS_PER_CLIENT", int),
+    "watchers_per_seat": ("HANAFUDA_WATCHERS_PER_SEAT", int),
 }
 
 #: Every environment variable the service reads.
@@ -162,6 +176,9 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "api_key": "not required",
     "cors_origins": "CORS off",
     "max_watchers": "0: no limit",
+    "watchers_per_game": "0: no limit",
+    "watchers_per_client": "0: no limit",
+    "watchers_per_seat": "0: no limit",
 }
 
 
@@ -233,7 +250,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--shutdown-grace", "seconds in-flight calls get at shutdown", type=float)
     add("--game-cache-size", "games whose last state each process keeps", type=int)
-    add("--max-watchers", "WatchGame streams the process follows at once", type=int)
+    add("--max-watchers", "spectators' WatchGame streams the process follows at once", type=int)
+    add("--watchers-per-game", "spectators' streams of one game in the process", type=int)
+    add("--watchers-per-client", "spectators' streams from one address in the process", type=int)
+    add("--watchers-per-seat", "streams of one seat of a game in the process", type=int)
     add("--create-rate", "games one client may create per minute (0: no limit)", type=float)
     add("--create-burst", "games one client may create at once before the rate applies", type=int)
 

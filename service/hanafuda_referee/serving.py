@@ -236,6 +236,9 @@ async def serve(
         api_key=config.api_key,
         cache_size=config.game_cache_size,
         max_watchers=config.max_watchers,
+        watchers_per_game=config.watchers_per_game,
+        watchers_per_client=config.watchers_per_client,
+        watchers_per_seat=config.watchers_per_seat,
         creation_limit=(
             CreationLimit(per_minute=config.create_rate, burst=config.create_burst)
             if config.create_rate

@@ -542,23 +542,28 @@ async def test_watchers_are_limited_per_process_and_give_their_slots_back() -> N
     def watch(caller: Caller = SPECTATOR, name: str = game) -> Any:
         return limited.WatchGame(service_pb2.WatchGameRequest(game=name), caller)
 
-    first, second = watch(), watch(seat(t0))
+    first, second = watch(), watch()
     assert (await anext(first)).version == (await anext(second)).version == 1
     assert limited.watchers.open == 2
-    error = await refused(anext(watch(seat(t1))), "UNAVAILABLE")
+    error = await refused(anext(watch()), "UNAVAILABLE")
     assert error.metadata == {"limit": "max_watchers"}
     # A refused stream holds nothing, whatever refused it.
     await refused(anext(watch()), "UNAVAILABLE")
     assert limited.watchers.open == 2
+    # Spectators never lock a seat out of its own game.
+    own = watch(seat(t0))
+    assert (await anext(own)).view.viewer_seat == 0
+    assert (limited.watchers.open, limited.watchers.spectators) == (3, 2)
 
     await first.aclose()
-    assert limited.watchers.open == 1
+    assert limited.watchers.open == 2
     for _ in range(3):
         await refused(anext(watch(name="NoSuchGame")), "UNKNOWN_GAME")
-    assert limited.watchers.open == 1
+    assert limited.watchers.open == 2
     third = watch(seat(t1))
     assert (await anext(third)).view.viewer_seat == 1
     await second.aclose()
+    await own.aclose()
     # A stream that ends with its game gives its slot back too.
     for token, card in ((t0, 1), (t1, 37), (t0, 9), (t1, 45), (t0, 29)):
         await submit(limited, game, token, move(PLAY, card))
@@ -577,6 +582,58 @@ async def test_watchers_are_limited_per_process_and_give_their_slots_back() -> N
         await stream.aclose()
     with pytest.raises(ValueError, match="negative"):
         Referee(limited.store, max_watchers=-1)
+
+
+async def test_spectators_are_limited_per_game_and_per_client_and_seats_per_seat() -> None:
+    referee = Referee(
+        MemoryStore(),
+        allow_testing=True,
+        watchers_per_game=2,
+        watchers_per_client=3,
+        watchers_per_seat=1,
+    )
+    games = [await referee.CreateGame(scripted_request(), SPECTATOR) for _ in range(3)]
+    a, b, c = (Caller(address=f"192.0.2.{n}") for n in (1, 2, 3))
+
+    def watch(caller: Caller, game: int) -> Any:
+        request = service_pb2.WatchGameRequest(game=games[game].game)
+        return referee.WatchGame(request, caller)
+
+    streams = [watch(a, 0), watch(b, 0)]
+    for stream in streams:
+        await anext(stream)
+    error = await refused(anext(watch(c, 0)), "UNAVAILABLE")
+    assert error.metadata == {"limit": "watchers_per_game"}
+    streams += [watch(a, 1), watch(a, 2)]
+    for stream in streams[2:]:
+        await anext(stream)
+    error = await refused(anext(watch(a, 2)), "UNAVAILABLE")
+    assert error.metadata == {"limit": "watchers_per_client"}
+    # A seat is neither a spectator of its game nor counted with its address's streams.
+    token = games[0].player_tokens[0]
+    mine = referee.WatchGame(
+        service_pb2.WatchGameRequest(game=games[0].game),
+        Caller(token=token, address="192.0.2.1"),
+    )
+    assert (await anext(mine)).view.viewer_seat == 0
+    error = await refused(
+        anext(
+            referee.WatchGame(
+                service_pb2.WatchGameRequest(game=games[0].game),
+                Caller(token=token, address="192.0.2.9"),
+            )
+        ),
+        "UNAVAILABLE",
+    )
+    assert error.metadata == {"limit": "watchers_per_seat"}
+    assert (referee.watchers.open, referee.watchers.spectators) == (5, 4)
+    for stream in [*streams, mine]:
+        await stream.aclose()
+    assert (referee.watchers.open, referee.watchers.spectators) == (0, 0)
+    # Closed streams give their places back, per game and per client too.
+    again = watch(c, 0)
+    await anext(again)
+    await again.aclose()
 
 
 async def test_log_hides_the_deals_until_the_end(referee: Referee) -> None:

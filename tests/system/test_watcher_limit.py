@@ -1,6 +1,7 @@
-"""The watcher limit of a real service process (``--max-watchers``): streams over it are
-refused on both transports with the same status, the rest of the API is still served, and a
-watcher that disconnects, or a watch refused for another reason, gives its slot back.
+"""The watcher limit of a real service process (``--max-watchers``): spectators' streams over
+it are refused on both transports with the same status, the rest of the API is still served, a
+seat's own stream is never refused for spectators, and a watcher that disconnects, or a watch
+refused for another reason, gives its slot back.
 
 Also the open-file limit the process raises at start, which bounds watchers in practice.
 """
@@ -91,6 +92,15 @@ async def test_watches_over_the_limit_are_refused_and_slots_come_back(
                     # Everything but watching is still served.
                     assert (await client.view(game)).version == 1
                 assert _watchers(limited) == LIMIT
+
+                # Spectators never lock the players out of their own game's stream.
+                async with AsyncExitStack() as seats:
+                    clients = (http, grpc_client)
+                    for client, token in zip(clients, created.player_tokens, strict=True):
+                        own = await seats.enter_async_context(aclosing(client.watch(game, token)))
+                        assert (await anext(own)).view.viewer_seat == clients.index(client)
+                    assert _watchers(limited) == LIMIT + 2
+                await _until_watchers(limited, LIMIT)
 
             # The gRPC watcher went away (its call cancelled): its slot is free again.
             await _until_watchers(limited, 1)

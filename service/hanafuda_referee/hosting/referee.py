@@ -103,7 +103,9 @@ class Referee:
 
     ``store``: where hosted games live. ``allow_testing``: accept seeds and prepared deals in
     ``CreateGame``. ``api_key``: when set, ``CreateGame`` needs it (``x-api-key``).
-    ``max_watchers``: the most ``WatchGame`` streams followed at once (0: no limit; see
+    ``max_watchers``, ``watchers_per_game``, ``watchers_per_client``: the most spectators'
+    ``WatchGame`` streams followed at once, in all, of one game, from one address;
+    ``watchers_per_seat``: the most streams of one seat (0: no limit; see
     :class:`~.watching.WatcherSlots`).
     """
 
@@ -115,6 +117,9 @@ class Referee:
         api_key: str | None = None,
         cache_size: int = 4096,
         max_watchers: int = 0,
+        watchers_per_game: int = 0,
+        watchers_per_client: int = 0,
+        watchers_per_seat: int = 0,
         creation_limit: CreationLimit | None = None,
     ) -> None:
         self.games = HostedGames(
@@ -124,7 +129,12 @@ class Referee:
             cache_size=cache_size,
             creation_limit=creation_limit,
         )
-        self.watchers = WatcherSlots(max_watchers)
+        self.watchers = WatcherSlots(
+            max_watchers,
+            per_game=watchers_per_game,
+            per_client=watchers_per_client,
+            per_seat=watchers_per_seat,
+        )
 
     @property
     def store(self) -> GameStore:
@@ -235,11 +245,14 @@ class Referee:
         self, request: service_pb2.WatchGameRequest, caller: Caller
     ) -> AsyncGenerator[service_pb2.WatchGameResponse, None]:
         """Follows a game live (resumable from a version); refused with ``UNAVAILABLE`` while
-        the process follows as many streams as it may."""
-        with self.watchers.slot():
-            async with contextlib.aclosing(watch_game(self.games, request, caller)) as items:
-                async for item in items:
-                    yield item
+        the process follows as many streams as it may (see :class:`~.watching.WatcherSlots`)."""
+        if not caller.token:
+            # A spectator over a bound is refused before the game is read.
+            self.watchers.check_spectator(request.game, caller.address)
+        stream = watch_game(self.games, request, caller, self.watchers)
+        async with contextlib.aclosing(stream) as items:
+            async for item in items:
+                yield item
 
     @_observed
     async def GetGameLog(  # noqa: N802
