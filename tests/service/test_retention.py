@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import game_pb2, service_pb2
 
 from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.config import Config
@@ -15,18 +15,9 @@ from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore, StoreSettings
 from tests.store.conftest import FakeClock
 
-from .conftest import SPECTATOR, seat
+from .conftest import SPECTATOR, seat, seeded_request
 
 IDLE, FINISHED = 60.0, 600.0
-
-
-def _koikoi(rounds: int = 1) -> service_pb2.CreateGameRequest:
-    return service_pb2.CreateGameRequest(
-        kind=rules_pb2.GAME_KIND_KOI_KOI,
-        players=["ann", "bob"],
-        seed=11,
-        koi_koi=rules_pb2.KoiKoiRules(rounds=rounds),
-    )
 
 
 async def _play_to_the_end(referee: Referee, game: str, tokens: list[str]) -> None:
@@ -61,8 +52,8 @@ async def test_a_finished_game_outlives_the_idle_time_by_its_own(
     clock = FakeClock()
     store = MemoryStore(StoreSettings(idle_ttl=idle, finished_ttl=finished), clock=clock)
     referee = Referee(store, allow_testing=True)
-    played = await referee.CreateGame(_koikoi(), SPECTATOR)
-    idle_game = await referee.CreateGame(_koikoi(rounds=12), SPECTATOR)
+    played = await referee.CreateGame(seeded_request(11, rounds=1), SPECTATOR)
+    idle_game = await referee.CreateGame(seeded_request(11, rounds=12), SPECTATOR)
     await _play_to_the_end(referee, played.game, list(played.player_tokens))
 
     clock.advance(min(idle, finished) + 1)
@@ -77,7 +68,7 @@ async def test_the_log_of_a_finished_game_is_readable_past_the_idle_time() -> No
     clock = FakeClock()
     store = MemoryStore(StoreSettings(idle_ttl=IDLE, finished_ttl=FINISHED), clock=clock)
     referee = Referee(store, allow_testing=True)
-    created = await referee.CreateGame(_koikoi(), SPECTATOR)
+    created = await referee.CreateGame(seeded_request(11, rounds=1), SPECTATOR)
     await _play_to_the_end(referee, created.game, list(created.player_tokens))
     clock.advance(IDLE * 2)
     log = await referee.GetGameLog(service_pb2.GetGameLogRequest(game=created.game), SPECTATOR)
