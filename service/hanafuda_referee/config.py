@@ -49,6 +49,9 @@ class Config:
     watchers_per_client: int = 32
     watchers_per_seat: int = 8
     create_rate: float = 30.0
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_client_ca: str | None = None
     create_burst: int = 30
 
     def __post_init__(self) -> None:
@@ -74,6 +77,10 @@ class Config:
             < 0
         ):
             raise ValueError("watcher limits must not be negative")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("TLS needs both a certificate and a key (tls cert, tls key)")
+        if self.tls_client_ca and not self.tls_cert:
+            raise ValueError("a TLS client CA needs the server's TLS certificate and key")
         if self.create_rate < 0 or self.create_burst < 1:
             raise ValueError("create rate must not be negative and create burst must be positive")
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
@@ -146,6 +153,9 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
     "finished_game_ttl": ("HANAFUDA_FINISHED_GAME_TTL", float),
     "create_rate": ("HANAFUDA_CREATE_RATE", float),
+    "tls_cert": ("HANAFUDA_TLS_CERT", str),
+    "tls_key": ("HANAFUDA_TLS_KEY", str),
+    "tls_client_ca": ("HANAFUDA_TLS_CLIENT_CA", str),
     "create_burst": ("HANAFUDA_CREATE_BURST", int),
     "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
     "max_games": ("HANAFUDA_MAX_GAMES", int),
@@ -174,6 +184,9 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "max_games": "0: no limit; Redis: its maxmemory decides",
     "request_timeout": "0: no limit on HTTP",
     "api_key": "not required",
+    "tls_cert": "plain text",
+    "tls_key": "plain text",
+    "tls_client_ca": "no client certificate",
     "cors_origins": "CORS off",
     "max_watchers": "0: no limit",
     "watchers_per_game": "0: no limit",
@@ -254,6 +267,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--watchers-per-game", "spectators' streams of one game in the process", type=int)
     add("--watchers-per-client", "spectators' streams from one address in the process", type=int)
     add("--watchers-per-seat", "streams of one seat of a game in the process", type=int)
+    add("--tls-cert", "PEM certificate chain: serve TLS on both ports", metavar="FILE")
+    add("--tls-key", "PEM private key of the TLS certificate", metavar="FILE")
+    add(
+        "--tls-client-ca",
+        "PEM CA: gRPC clients must present a certificate it signed",
+        metavar="FILE",
+    )
     add("--create-rate", "games one client may create per minute (0: no limit)", type=float)
     add("--create-burst", "games one client may create at once before the rate applies", type=int)
 

@@ -34,7 +34,7 @@ import uvicorn
 from litestar.handlers import HTTPRouteHandler
 
 from hanafuda_referee.config import Config
-from hanafuda_referee.grpc.server import GrpcServer
+from hanafuda_referee.grpc.server import GrpcServer, tls_credentials
 from hanafuda_referee.hosting.limits import CreationLimit
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.observability import metrics
@@ -174,6 +174,20 @@ def _http_factory() -> Callable[[Referee, Config], Any] | None:
     return factory
 
 
+def _grpc_tls(config: Config) -> grpc.ServerCredentials | None:
+    """The gRPC server's TLS credentials from the configured files, or None for plain text.
+    Read at start: a file that cannot be read stops the start rather than the first call."""
+    if not config.tls_cert or not config.tls_key:  # Config refuses one without the other
+        return None
+    with open(config.tls_cert, "rb") as cert, open(config.tls_key, "rb") as key:
+        certificate, private_key = cert.read(), key.read()
+    client_ca = None
+    if config.tls_client_ca:
+        with open(config.tls_client_ca, "rb") as ca:
+            client_ca = ca.read()
+    return tls_credentials(certificate, private_key, client_ca)
+
+
 async def _warn_of_unmet_requirements(store: object) -> None:
     """One ``game store misconfigured`` warning per requirement a Redis server does not meet
     (see :mod:`..store.server_requirements`); nothing when it cannot be told."""
@@ -258,6 +272,12 @@ async def serve(
             spare=_SPARE_DESCRIPTORS,
         )
     services = ExtraServices() if extra is None else extra(store)
+    try:
+        credentials = _grpc_tls(config)
+    except OSError as error:
+        await store.close()
+        logger.error("cannot read the TLS files", error=str(error))
+        raise StartupFailed(f"cannot read the TLS files: {error}") from error
     grpc_server = GrpcServer(
         referee,
         host=config.host,
@@ -265,6 +285,7 @@ async def serve(
         max_request_bytes=config.max_request_bytes,
         connect_timeout=config.request_timeout,
         extra_handlers=services.grpc,
+        credentials=credentials,
     )
     factory = _http_factory()
     try:
@@ -312,6 +333,8 @@ async def serve(
                 log_config=None,
                 access_log=False,
                 timeout_graceful_shutdown=int(config.shutdown_grace) or None,
+                ssl_certfile=config.tls_cert or None,
+                ssl_keyfile=config.tls_key or None,
             )
         )
         http_task = asyncio.create_task(http.serve(sockets=[http_socket]), name="http")
@@ -322,6 +345,7 @@ async def serve(
             host=config.host,
             port=http_socket.getsockname()[1],
             parser=_HTTP_PARSER,
+            tls=bool(config.tls_cert),
         )
     gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
     readiness = asyncio.create_task(_follow_readiness(referee, grpc_server), name="readiness")

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -43,7 +44,8 @@ class RefereeProcess:
     """One service process: gRPC on :attr:`grpc_port`, HTTP on :attr:`http_port`.
 
     ``env`` adds environment variables (``REDIS_URL``, ``HANAFUDA_KEY_PREFIX``...); ``flags``
-    adds command-line flags (the creation limit is off unless ``env`` sets
+    adds command-line flags; ``tls``: the context that trusts its certificate, when ``env`` makes
+    it serve TLS (the creation limit is off unless ``env`` sets
     ``HANAFUDA_CREATE_RATE``); ``command`` replaces the console script (its ``serve`` and the
     flags follow). Testing features (seeds, prepared deals) are on unless
     ``allow_testing`` is False.
@@ -58,6 +60,7 @@ class RefereeProcess:
         allow_testing: bool = True,
         name: str = "referee",
         command: Sequence[str] | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.directory = directory
         self.name = name
@@ -65,6 +68,8 @@ class RefereeProcess:
         self.flags = list(flags)
         self.allow_testing = allow_testing
         self.command = list(command) if command is not None else referee_command()
+        #: How to trust the process's certificate when it serves TLS (None: plain text).
+        self.tls = tls
         self.grpc_port = free_port()
         self.http_port = free_port()
         while self.http_port == self.grpc_port:
@@ -75,7 +80,8 @@ class RefereeProcess:
 
     @property
     def http_url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
+        scheme = "http" if self.tls is None else "https"
+        return f"{scheme}://127.0.0.1:{self.http_port}"
 
     @property
     def grpc_target(self) -> str:
@@ -90,7 +96,9 @@ class RefereeProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.name} exited at start-up:\n{self.log_text()}")
             try:
-                if httpx.get(f"{self.http_url}/readyz", timeout=1.0).status_code == 200:
+                verify = True if self.tls is None else self.tls
+                ready = httpx.get(f"{self.http_url}/readyz", timeout=1.0, verify=verify)
+                if ready.status_code == 200:
                     return
             except httpx.HTTPError:
                 pass

@@ -64,6 +64,7 @@ __all__ = [
     "GrpcServer",
     "caller_from_metadata",
     "error_status",
+    "tls_credentials",
 ]
 
 #: The full name of the referee's gRPC service.
@@ -276,6 +277,19 @@ def _enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) ->
     )
 
 
+def tls_credentials(
+    certificate: bytes, key: bytes, client_ca: bytes | None = None
+) -> grpc.ServerCredentials:
+    """The server's TLS credentials: its certificate chain and private key (PEM). With
+    ``client_ca``, mutual TLS: a client must present a certificate that CA signed, or its
+    connection is refused before any call."""
+    return grpc.ssl_server_credentials(
+        [(key, certificate)],
+        root_certificates=client_ca,
+        require_client_auth=client_ca is not None,
+    )
+
+
 class GrpcServer:
     """The gRPC server of a referee: RefereeService, health and reflection on one port.
 
@@ -284,7 +298,8 @@ class GrpcServer:
     not opened its HTTP/2 session ``connect_timeout`` seconds after connecting is disconnected
     (0: grpc's default, 120 s). A connection with no call in flight for ``idle_timeout``
     seconds is closed (0: never).
-    ``extra_handlers`` serve further services on the same port.
+    ``extra_handlers`` serve further services on the same port. ``credentials``: serve TLS
+    with them (see :func:`tls_credentials`) instead of plain text.
     """
 
     def __init__(
@@ -297,9 +312,11 @@ class GrpcServer:
         connect_timeout: float = 0.0,
         idle_timeout: float = IDLE_TIMEOUT,
         extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+        credentials: grpc.ServerCredentials | None = None,
     ) -> None:
         self._referee = referee
         self._address = f"{host}:{port}"
+        self._credentials = credentials
         # A connection that has not opened its HTTP/2 session (the preface and SETTINGS)
         # within the timeout is closed; grpc's own default is 120 s.
         handshake = (
@@ -350,7 +367,11 @@ class GrpcServer:
         """Bind and start serving; returns the bound port. Raises OSError when the address
         cannot be bound (a port in use, even by another gRPC server)."""
         try:
-            self.port = self._server.add_insecure_port(self._address)
+            self.port = (
+                self._server.add_insecure_port(self._address)
+                if self._credentials is None
+                else self._server.add_secure_port(self._address, self._credentials)
+            )
         except RuntimeError as error:  # grpc's word for a failed bind
             raise OSError(f"cannot bind the gRPC server to {self._address}: {error}") from None
         if self.port == 0:
