@@ -24,17 +24,18 @@ RUN python -m venv --without-pip /opt/venv
 
 WORKDIR /src
 
-# The dependencies first, in a layer of their own that only a change to pyproject.toml rebuilds.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" > /tmp/requirements.txt \
-    && pip --python /opt/venv/bin/python install -r /tmp/requirements.txt
+# The dependencies first, in a layer of their own that only a change to the lock rebuilds: exact
+# versions, each file checked against its hash (scripts/lock-deps writes the lock), so two builds
+# of one commit install the same files.
+COPY deploy/requirements.lock ./
+RUN pip --python /opt/venv/bin/python install --require-hashes --no-deps -r requirements.lock
 
 # Then the project itself: a regular (not editable) install, without the dev extras. pip
 # compiles the bytecode here, so the read-only venv of the final stage needs no writes.
-COPY README.md ./
+COPY pyproject.toml README.md ./
 COPY service service
 COPY clients/python clients/python
-RUN pip --python /opt/venv/bin/python install .
+RUN pip --python /opt/venv/bin/python install --no-deps .
 
 
 FROM ${PYTHON_IMAGE}

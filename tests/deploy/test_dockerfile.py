@@ -36,6 +36,7 @@ from .dockerignore import IgnoreRules
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = "hanafuda-referee"
+LOCK = "deploy/requirements.lock"
 
 
 @pytest.fixture(scope="module")
@@ -196,28 +197,22 @@ def test_the_project_is_installed_as_a_package_without_dev_extras(dockerfile: Do
     )
 
 
-def test_the_dependency_layer_installs_exactly_the_projects_dependencies(
-    dockerfile: Dockerfile, pyproject: dict[str, Any], tmp_path: Path
+def test_the_dependency_layer_installs_the_lock_with_hashes_before_the_sources(
+    dockerfile: Dockerfile,
 ) -> None:
-    """The builder lists the dependencies with a ``python -c`` one-liner before the sources
-    arrive; run that very one-liner on pyproject.toml."""
-    snippets = [
-        words[words.index("-c") + 1]
-        for run in _builder(dockerfile).all("RUN")
-        for words in [shlex.split(run.text)]
-        if "python" in words and "-c" in words and "-r" in words
-    ]
-    assert len(snippets) == 1, "expected one RUN that lists the dependencies and installs them"
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    result = subprocess.run(
-        [sys.executable, "-c", snippets[0]],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == pyproject["project"]["dependencies"]
+    """The dependencies come from deploy/requirements.lock alone (exact versions, every file
+    checked against its hash) in a layer of their own, before any source is copied; the
+    project is then installed without resolving anything again."""
+    builder = _builder(dockerfile)
+    copies = _copies(builder)
+    lock_copy = next(i for i, (_, sources, _) in enumerate(copies) if sources == [LOCK])
+    assert all("service" not in sources for _, sources, _ in copies[:lock_copy])
+    installs = [shlex.split(run.text) for run in builder.all("RUN") if "install" in run.text]
+    (locked,) = [words for words in installs if "-r" in words]
+    assert "--require-hashes" in locked and "--no-deps" in locked
+    assert locked[locked.index("-r") + 1] == Path(LOCK).name
+    (project,) = [words for words in installs if words[-1] == "."]
+    assert "--no-deps" in project
 
 
 # The build context ---------------------------------------------------------------------------
