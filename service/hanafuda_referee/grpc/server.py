@@ -177,21 +177,31 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2
     await context.abort_with_status(rpc_status.to_status(status))
 
 
+def _caller_of(
+    request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
+) -> tuple[Caller, ApiError | None]:
+    """Who makes a call, and what refuses it before its method runs: its credentials, else a
+    request the deserializer would not parse."""
+    caller, refusal = caller_from_metadata(
+        context.invocation_metadata(), address=peer_host(context.peer())
+    )
+    if refusal is None and isinstance(request, _Refused):
+        refusal = request.error
+    return caller, refusal
+
+
 def _unary_handler(
     name: str, method: Callable[[Message, Caller], Awaitable[Message]]
 ) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]:
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Message:
-        caller, refusal = caller_from_metadata(
-            context.invocation_metadata(), address=peer_host(context.peer())
-        )
+        caller, refusal = _caller_of(request, context)
         try:
             async with observe(name, caller):
                 if refusal is not None:
                     raise refusal
-                if isinstance(request, _Refused):
-                    raise request.error
+                assert not isinstance(request, _Refused)  # its error is the refusal
                 return await method(request, caller)
         except ApiError as error:
             await _abort(context, error_status(error))
@@ -208,15 +218,12 @@ def _stream_handler(
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
-        caller, refusal = caller_from_metadata(
-            context.invocation_metadata(), address=peer_host(context.peer())
-        )
+        caller, refusal = _caller_of(request, context)
         try:
             async with observe(name, caller):
                 if refusal is not None:
                     raise refusal
-                if isinstance(request, _Refused):
-                    raise request.error
+                assert not isinstance(request, _Refused)  # its error is the refusal
                 async for item in method(request, caller):
                     yield item
         except ApiError as error:
