@@ -591,6 +591,22 @@ async def test_a_token_bucket_is_shared_and_says_how_long_to_wait(backend: Backe
         assert sorted(keys) == [f"{backend.prefix}rate:client-{c}".encode() for c in "ab"]
 
 
+async def test_the_in_process_store_forgets_buckets_full_again() -> None:
+    """Its buckets stay bounded by the clients of the last moments, as Redis expires them."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    for n in range(1100):
+        assert await store.take_token(f"client-{n}", 1.0, 1) == 0.0
+    # All in use: a sweep keeps them all, and the next waits until they could have doubled.
+    assert len(store._buckets) == 1100
+    clock.advance(2.0)  # every bucket is full again
+    for n in range(1000):
+        assert await store.take_token(f"newcomer-{n}", 1.0, 1) == 0.0
+    # The sweep forgot the 1,100 full buckets and kept the newcomers' in use.
+    assert set(store._buckets) == {f"newcomer-{n}" for n in range(1000)}
+    assert await store.take_token("client-0", 1.0, 1) == 0.0  # a forgotten bucket is full
+
+
 # -- counting ------------------------------------------------------------------------------------
 
 

@@ -34,11 +34,20 @@ from .contract import (
 from .errors import GameExists, GameNotFound, StoreFull
 from .failure_log import FailureLog
 from .settings import StoreSettings
-from .validation import check_bytes, check_events, check_game_id, check_range, check_request_id
+from .validation import (
+    check_bucket,
+    check_bytes,
+    check_events,
+    check_game_id,
+    check_range,
+    check_request_id,
+)
 
 __all__ = ["MemoryStore"]
 
 _FAILURES = FailureLog(logging.getLogger("hanafuda_referee.store"))
+#: Token buckets held before the first sweep of the buckets full again.
+_MIN_BUCKET_SWEEP = 1024
 
 
 @dataclass(slots=True, eq=False)
@@ -84,8 +93,10 @@ class MemoryStore:
         )
         self._closed = False
         self._probe = 0.0
-        #: Token buckets: name -> (tokens left, clock time of that count).
+        #: Token buckets: name -> (tokens left, clock time of that count); the buckets full again
+        #: are forgotten whenever there are more than :attr:`_bucket_sweep_at`.
         self._buckets: dict[str, tuple[float, float]] = {}
+        self._bucket_sweep_at = _MIN_BUCKET_SWEEP
 
     # -- expiry -----------------------------------------------------------------------------
 
@@ -234,17 +245,18 @@ class MemoryStore:
     async def take_token(self, bucket: str, per_second: float, size: int) -> float:
         """See :meth:`.contract.GameStore.take_token`."""
         self._check_open()
-        if not per_second > 0 or size < 1:
-            raise ValueError("a token bucket needs a positive rate and a size of at least 1")
+        check_bucket(per_second, size)
         now = self._clock()
-        if len(self._buckets) > 1024:
+        if len(self._buckets) > self._bucket_sweep_at:
             # Forget the buckets full again (as Redis expires them): memory stays bounded by
-            # the clients of the last few seconds.
+            # the clients of the last few seconds. The next sweep waits until the buckets
+            # still in use have doubled, so a crowd of active clients is not walked every call.
             self._buckets = {
                 name: (tokens, at)
                 for name, (tokens, at) in self._buckets.items()
                 if tokens + (now - at) * per_second < size
             }
+            self._bucket_sweep_at = max(_MIN_BUCKET_SWEEP, 2 * len(self._buckets))
         tokens, at = self._buckets.get(bucket, (float(size), now))
         tokens = min(float(size), tokens + max(0.0, now - at) * per_second)
         if tokens < 1:

@@ -116,7 +116,13 @@ from .scripts import (
 from .server_requirements import unmet
 from .settings import StoreSettings
 from .subscriptions import Subscription
-from .validation import check_bytes, check_events, check_range, check_request_id
+from .validation import (
+    check_bucket,
+    check_bytes,
+    check_events,
+    check_range,
+    check_request_id,
+)
 
 __all__ = ["RedisStore"]
 
@@ -533,7 +539,7 @@ class RedisStore:
     async def take_token(self, bucket: str, per_second: float, size: int) -> float:
         """See :meth:`.contract.GameStore.take_token`. One script run on Redis's clock, so
         every replica draws from the same bucket."""
-        _check_bucket(per_second, size)
+        check_bucket(per_second, size)
         args: list[bytes | str | int] = [repr(per_second / 1000), size]
         key = self._keys.rate(bucket)
         wait_ms = await self._run("take_token", TAKE_TOKEN.run(self._clients.main, [key], args))
@@ -585,8 +591,3 @@ class RedisStore:
             await self._batcher.close()
         with self._failures("close"):
             await self._clients.close()
-
-
-def _check_bucket(per_second: float, size: int) -> None:
-    if not per_second > 0 or size < 1:
-        raise ValueError("a token bucket needs a positive rate and a size of at least 1")

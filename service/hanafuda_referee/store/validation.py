@@ -11,6 +11,7 @@ from collections.abc import Sequence
 __all__ = [
     "MAX_GAME_ID_LENGTH",
     "MAX_REQUEST_ID_LENGTH",
+    "check_bucket",
     "check_bytes",
     "check_events",
     "check_game_id",
@@ -71,6 +72,12 @@ def check_events(events: Sequence[object]) -> tuple[bytes, ...]:
     if isinstance(events, _BINARY_OR_TEXT):
         raise TypeError("events is a sequence of bytes values, not one value")
     return tuple([check_bytes("event", event) for event in events])
+
+
+def check_bucket(per_second: float, size: int) -> None:
+    """Validate the arguments of ``take_token``."""
+    if not per_second > 0 or size < 1:
+        raise ValueError("a token bucket needs a positive rate and a size of at least 1")
 
 
 def check_range(after_version: int, limit: int) -> None:
