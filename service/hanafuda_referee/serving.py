@@ -238,6 +238,12 @@ async def serve(
     ``extra``, given the process's store, names further services to serve on both ports."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
+    # First, before anything is opened that would have to be closed again.
+    try:
+        credentials = _grpc_tls(config)
+    except OSError as error:
+        logger.error("cannot read the TLS files", error=str(error))
+        raise StartupFailed(f"cannot read the TLS files: {error}") from error
     store = open_store(config.redis_url, config.store_settings())
     try:
         await store.ping()
@@ -272,12 +278,6 @@ async def serve(
             spare=_SPARE_DESCRIPTORS,
         )
     services = ExtraServices() if extra is None else extra(store)
-    try:
-        credentials = _grpc_tls(config)
-    except OSError as error:
-        await store.close()
-        logger.error("cannot read the TLS files", error=str(error))
-        raise StartupFailed(f"cannot read the TLS files: {error}") from error
     grpc_server = GrpcServer(
         referee,
         host=config.host,
