@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from hanafuda_referee.cards import Card
 
-__all__ = ["DROP", "JOIN", "KOIKOI", "SAGE", "SHOBU", "STOP", "Move", "MoveKind"]
+__all__ = ["DROP", "JOIN", "KOIKOI", "RESIGN", "SAGE", "SHOBU", "STOP", "Move", "MoveKind"]
 
 
 class MoveKind(IntEnum):
@@ -35,6 +35,9 @@ class MoveKind(IntEnum):
     JOIN = 7
     #: Hachi-Hachi drop phase: sit the round out.
     DROP = 8
+    #: Either game: give up the game (PLAY.md). Open to any seat at any time while the game is
+    #: not over, so never listed among the legal moves of the seat to act.
+    RESIGN = 9
 
 
 class Move(NamedTuple):
@@ -68,3 +71,4 @@ SAGE = Move(MoveKind.SAGE)
 SHOBU = Move(MoveKind.SHOBU)
 JOIN = Move(MoveKind.JOIN)
 DROP = Move(MoveKind.DROP)
+RESIGN = Move(MoveKind.RESIGN)

@@ -220,6 +220,10 @@ def encode(state: HachiHachiState) -> bytes:
     w.uint(state.first_points)
     w.uint(state.drawn)
     _write_payments(w, state.payments)
+    # A resignation is written as an optional last field, so that every other state keeps
+    # the bytes of formats 3 and 4.
+    if state.resigned >= 0:
+        w.uint(state.resigned + 1)
     return b"".join((_head(state), middle, _results(state.results), w.getvalue()))
 
 
@@ -322,6 +326,7 @@ def decode(data: bytes) -> HachiHachiState:
     first_points = r.uint()
     drawn = r.uint()
     payments = _read_payments(r)
+    resigned = r.uint() - 1 if r.position < len(data) else -1
     r.done()
     return HachiHachiState(
         rules,
@@ -354,4 +359,5 @@ def decode(data: bytes) -> HachiHachiState:
         first_points,
         drawn,
         payments,
+        resigned,
     )

@@ -31,6 +31,7 @@ __all__ = [
     "PaymentMade",
     "PlayersChosen",
     "Redeal",
+    "Resigned",
     "RoundDealt",
     "RoundEnded",
     "RoundResult",
@@ -198,11 +199,20 @@ class RoundEnded(NamedTuple):
     balances: tuple[int, ...]
 
 
+class Resigned(NamedTuple):
+    """``seat`` resigned: the round in progress ends void (its payments are taken back) and the
+    game ends on the balances of the finished rounds (:class:`GameEnded` follows)."""
+
+    seat: int
+
+
 class GameEnded(NamedTuple):
-    """The game is over: final balances and the winner (-1: the best balance is shared)."""
+    """The game is over: final balances and the winner (-1: the best balance is shared);
+    ``resigned``: the seat that resigned, -1 when the game was played out."""
 
     balances: tuple[int, ...]
     winner: int
+    resigned: int = -1
 
 
 Event = (
@@ -223,6 +233,7 @@ Event = (
     | SageOvertaken
     | CardsCounted
     | RoundEnded
+    | Resigned
     | GameEnded
 )
 

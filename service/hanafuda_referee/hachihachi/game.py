@@ -66,6 +66,7 @@ from hanafuda_referee.hachihachi.events import (
     PaymentMade,
     PlayersChosen,
     Redeal,
+    Resigned,
     RoundDealt,
     RoundEnded,
     RoundResult,
@@ -94,7 +95,7 @@ from hanafuda_referee.hachihachi.settlement import (
     settle,
 )
 from hanafuda_referee.hachihachi.teyaku import HAND_SIZE, Teyaku, classify_teyaku
-from hanafuda_referee.moves import DROP, JOIN, SAGE, SHOBU, Move, MoveKind
+from hanafuda_referee.moves import DROP, JOIN, RESIGN, SAGE, SHOBU, Move, MoveKind
 
 __all__ = [
     "DEKIYAKU_ORDER",
@@ -108,6 +109,7 @@ __all__ = [
     "dekiyaku_paid",
     "legal_moves",
     "new_game",
+    "resign",
     "seeded_deal",
     "stock_after_drops",
 ]
@@ -191,6 +193,8 @@ class HachiHachiState(NamedTuple):
     first_points: int
     drawn: int
     payments: tuple[Payment, ...]
+    #: The seat that resigned (PLAY.md), -1 while nobody has: the game is then over.
+    resigned: int = -1
 
     @property
     def stock_size(self) -> int:
@@ -270,6 +274,7 @@ class _Work:
     first_points: int
     drawn: int
     payments: tuple[Payment, ...]
+    resigned: int
     events: list[Event]
 
     def __init__(self, state: HachiHachiState) -> None:
@@ -305,6 +310,7 @@ class _Work:
             self.first_points,
             self.drawn,
             self.payments,
+            self.resigned,
         ) = state
         self.events = []
 
@@ -340,6 +346,7 @@ class _Work:
             self.first_points,
             self.drawn,
             self.payments,
+            self.resigned,
         )
 
     def order(self) -> list[int]:
@@ -800,6 +807,8 @@ def apply(
     n = state.participants
     if type(seat) is not int or not 0 <= seat < n:
         raise MoveRejected(Reason.UNKNOWN_SEAT, f"this game has seats 0 to {n - 1}, not {seat}")
+    if move.kind is MoveKind.RESIGN:
+        return resign(state, seat, move)
     if seat != state.turn:
         out = (state.dropped >> seat) & 1
         who = f"seat {seat} dropped out of this round; " if out else ""
@@ -842,8 +851,39 @@ def apply(
     return w.freeze(), tuple(w.events)
 
 
+def resign(
+    state: HachiHachiState, seat: int, move: Move = RESIGN
+) -> tuple[HachiHachiState, tuple[Event, ...]]:
+    """``seat`` gives up (PLAY.md): the round in progress ends void (its payments so far are
+    taken back, no result is recorded) and the game ends; the standings are the balances of the
+    finished rounds, with no penalty. Open to every seat (one sitting the round out included)
+    in any phase, on turn or not.
+
+    >>> from hanafuda_referee.hachihachi.rules import HachiHachiRules
+    >>> state, _ = new_game(HachiHachiRules(), seed=1, participants=3, first_dealer=0)
+    >>> over, events = apply(state, 2, RESIGN)
+    >>> over.phase.name, over.balances, events[-1]
+    ('OVER', (0, 0, 0), GameEnded(balances=(0, 0, 0), winner=-1, resigned=2))
+    """
+    if state.phase is Phase.OVER:
+        raise MoveRejected(Reason.GAME_OVER, "the game is over")
+    n = state.participants
+    if type(seat) is not int or not 0 <= seat < n:
+        raise MoveRejected(Reason.UNKNOWN_SEAT, f"this game has seats 0 to {n - 1}, not {seat}")
+    if move.card or move.target:
+        raise MoveRejected(Reason.MALFORMED_MOVE, "a resign move takes no card and no target")
+    balances = list(state.balances)
+    for p in state.payments:
+        balances[p.payer] += p.amount
+        balances[p.payee] -= p.amount
+    final = tuple(balances)
+    over = state._replace(phase=Phase.OVER, balances=final, payments=(), drawn=0, resigned=seat)
+    return over, (Resigned(seat), GameEnded(final, _best(final), seat))
+
+
 def legal_moves(state: HachiHachiState, seat: int | None = None) -> list[Move]:
     """Every move the seat to act may make (none for another ``seat``, or once the game is over).
+    A resignation, open to every seat at any time, is not listed.
 
     A play lists a target only where one is required (two matches); :func:`apply` also accepts
     a play naming its single match, or one of three matches, as the same move.

@@ -40,6 +40,7 @@ from hanafuda_referee.hachihachi.events import (
     PaymentMade,
     PlayersChosen,
     Redeal,
+    Resigned,
     RoundDealt,
     RoundEnded,
     RoundResult,
@@ -106,6 +107,8 @@ class _Tag(IntEnum):
     #: :mod:`hanafuda_referee.varint`): reading a log decodes every deal of it, and a varint
     #: hand's length would depend on its highest card. ROUND_DEALT is still read.
     ROUND_DEALT_FIXED = 21
+    #: A seat resigned (seat, whether its clock resigned for it).
+    RESIGNED = 22
 
 
 #: Teyaku ids, dekiyaku ids and payment reasons are stored in events by their index in the
@@ -222,8 +225,11 @@ def _write_result(w: Writer, result: RoundResult) -> None:
         _write_payment(w, payer, payee, amount, word)
 
 
-def encode_events(move: Move | None, events: Sequence[Event]) -> list[bytes]:
-    """The engine's events of one move (``move`` None: the creation) as stored blobs."""
+def encode_events(
+    move: Move | None, events: Sequence[Event], *, timed_out: bool = False
+) -> list[bytes]:
+    """The engine's events of one move (``move`` None: the creation) as stored blobs;
+    ``timed_out``: the move is a resignation by the seat's clock."""
     blobs: list[bytes] = []
     choosing = move is not None and move.kind is MoveKind.CHOOSE_TARGET
     for index, event in enumerate(events):
@@ -312,6 +318,8 @@ def encode_events(move: Move | None, events: Sequence[Event]) -> list[bytes]:
             w.uint(_Tag.ROUND_ENDED)
             _write_result(w, event.result)
             blobs.append(w.getvalue())
+        elif isinstance(event, Resigned):
+            blobs.append(_blob(_Tag.RESIGNED, event.seat, int(timed_out)))
         elif isinstance(event, GameEnded):
             w = Writer()
             w.uint(_Tag.GAME_ENDED)
@@ -319,6 +327,9 @@ def encode_events(move: Move | None, events: Sequence[Event]) -> list[bytes]:
             for balance in event.balances:
                 w.sint(balance)
             w.uint(event.winner + 1)
+            if event.resigned >= 0:
+                # An optional last field: games ended before resignation existed lack it.
+                w.uint(event.resigned + 1)
             blobs.append(w.getvalue())
         else:  # pragma: no cover - every engine event is handled above
             raise TypeError(f"unknown Hachi-Hachi event {event!r}")
@@ -362,12 +373,13 @@ def round_result_to_proto(result: RoundResult) -> game_pb2.RoundResult:
     return _read_result(Reader(w.getvalue()))
 
 
-def _game_result(balances: Sequence[int], winner: int) -> game_pb2.GameResult:
-    message = game_pb2.GameResult(
-        end=game_pb2.GAME_END_ROUNDS_PLAYED, balances_halves=list(balances), draw=winner < 0
-    )
+def _game_result(balances: Sequence[int], winner: int, resigned: int = -1) -> game_pb2.GameResult:
+    end = game_pb2.GAME_END_RESIGNED if resigned >= 0 else game_pb2.GAME_END_ROUNDS_PLAYED
+    message = game_pb2.GameResult(end=end, balances_halves=list(balances), draw=winner < 0)
     if winner >= 0:
         message.winner = winner
+    if resigned >= 0:
+        message.resigned = resigned
     return message
 
 
@@ -464,9 +476,16 @@ def event_to_proto(
             )
     elif tag is _Tag.ROUND_ENDED:
         out.round_ended.result.CopyFrom(_read_result(r))
+    elif tag is _Tag.RESIGNED:
+        who, timed_out = r.uint(), bool(r.uint())
+        if not timed_out:
+            out.actor = who
+        out.resigned.seat, out.resigned.timed_out = who, timed_out
     elif tag is _Tag.GAME_ENDED:
         balances = [r.sint() for _ in range(r.uint())]
-        out.game_ended.result.CopyFrom(_game_result(balances, r.uint() - 1))
+        winner = r.uint() - 1
+        resigned = r.uint() - 1 if r.position < len(blob) else -1
+        out.game_ended.result.CopyFrom(_game_result(balances, winner, resigned))
     r.done()
     return out
 
@@ -640,7 +659,9 @@ class HachiHachiAdapter:
         }
         if over:
             values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)
-            values["game_result"] = form.message(_game_result(state.balances, state.winner))
+            values["game_result"] = form.message(
+                _game_result(state.balances, state.winner, state.resigned)
+            )
         else:
             values["turn"] = seen.turn
             if state.phase is Phase.DRAWN_TARGET:

@@ -44,6 +44,7 @@ from hanafuda_referee.koikoi.events import (
     GameEnded,
     KoiKoiCalled,
     LightningCollected,
+    Resigned,
     RoundDealt,
     RoundEnded,
     RoundResult,
@@ -109,6 +110,8 @@ class _Tag(IntEnum):
     #: :mod:`hanafuda_referee.varint`): reading a log decodes every deal of it, and a varint
     #: hand's length would depend on its highest card. ROUND_DEALT is still read.
     ROUND_DEALT_FIXED = 17
+    #: A seat resigned (seat, whether its clock resigned for it).
+    RESIGNED = 18
 
 
 #: Deal checks, numbered as the ``DealCheck`` enum (1 to 4).
@@ -151,11 +154,14 @@ _WAITING = {
 _GAME_END_ROUNDS = game_pb2.GAME_END_ROUNDS_PLAYED
 _GAME_END_OUT = game_pb2.GAME_END_OUT_OF_POINTS
 _GAME_END_TARGET = game_pb2.GAME_END_TARGET_REACHED
+_GAME_END_RESIGNED = game_pb2.GAME_END_RESIGNED
 
 
-def _game_end(rules: KoiKoiRules, scores: tuple[int, int]) -> int:
-    """Why a game with these final scores ended (the first reason that holds, as the engine
-    checks them after the last round played)."""
+def _game_end(rules: KoiKoiRules, scores: tuple[int, int], resigned: int = -1) -> int:
+    """Why a game with these final scores ended (a resignation, else the first reason that
+    holds, as the engine checks them after the last round played)."""
+    if resigned >= 0:
+        return _GAME_END_RESIGNED
     if rules.transfer and min(scores) <= 0:
         return _GAME_END_OUT
     if rules.target_score and max(scores) >= rules.target_score:
@@ -303,13 +309,18 @@ def _blob(tag: _Tag, *fields: int) -> bytes:
 
 
 def encode_events(
-    before: KoiKoiState, after: KoiKoiState, move: Move | None, events: Sequence[Event]
+    before: KoiKoiState,
+    after: KoiKoiState,
+    move: Move | None,
+    events: Sequence[Event],
+    *,
+    timed_out: bool = False,
 ) -> list[bytes]:
     """The engine's events of one move (``move`` None: the creation) as stored blobs.
 
     ``before`` is the state the move was applied to: it tells whether a yaku is a first one or
     an improvement (the seat had yaku points at the start of its turn). ``after`` tells how a
-    finished game ended.
+    finished game ended. ``timed_out``: the move is a resignation by the seat's clock.
     """
     blobs: list[bytes] = []
     choosing = move is not None and move.kind is MoveKind.CHOOSE_TARGET
@@ -372,13 +383,18 @@ def encode_events(
             w.sint(event.scores[0])
             w.sint(event.scores[1])
             blobs.append(w.getvalue())
+        elif isinstance(event, Resigned):
+            blobs.append(_blob(_Tag.RESIGNED, event.seat, int(timed_out)))
         elif isinstance(event, GameEnded):
             w = Writer()
             w.uint(_Tag.GAME_ENDED)
             w.sint(event.scores[0])
             w.sint(event.scores[1])
             w.uint(event.winner + 1)
-            w.uint(_game_end(after.rules, event.scores))
+            w.uint(_game_end(after.rules, event.scores, event.resigned))
+            if event.resigned >= 0:
+                # An optional last field: games ended before resignation existed lack it.
+                w.uint(event.resigned + 1)
             blobs.append(w.getvalue())
         else:  # pragma: no cover - every engine event is handled above
             raise TypeError(f"unknown Koi-Koi event {event!r}")
@@ -430,7 +446,9 @@ def round_result_to_proto(rules: KoiKoiRules, result: RoundResult) -> game_pb2.R
     return message
 
 
-def _game_result(scores: tuple[int, int], winner: int, end: int) -> game_pb2.GameResult:
+def _game_result(
+    scores: tuple[int, int], winner: int, end: int, resigned: int = -1
+) -> game_pb2.GameResult:
     message = game_pb2.GameResult(
         end=end,  # type: ignore[arg-type]
         scores=list(scores),
@@ -438,6 +456,8 @@ def _game_result(scores: tuple[int, int], winner: int, end: int) -> game_pb2.Gam
     )
     if winner >= 0:
         message.winner = winner
+    if resigned >= 0:
+        message.resigned = resigned
     return message
 
 
@@ -533,10 +553,16 @@ def event_to_proto(
         result = _read_result(r)
         r.sint(), r.sint()  # the scores after the round: the view carries them
         out.round_ended.result.CopyFrom(round_result_to_proto(rules, result))
+    elif tag is _Tag.RESIGNED:
+        who, timed_out = r.uint(), bool(r.uint())
+        if not timed_out:
+            out.actor = who
+        out.resigned.seat, out.resigned.timed_out = who, timed_out
     elif tag is _Tag.GAME_ENDED:
         scores = (r.sint(), r.sint())
         winner, end = r.uint() - 1, r.uint()
-        out.game_ended.result.CopyFrom(_game_result(scores, winner, end))
+        resigned = r.uint() - 1 if r.position < len(blob) else -1
+        out.game_ended.result.CopyFrom(_game_result(scores, winner, end, resigned))
     r.done()
     return out
 
@@ -632,8 +658,9 @@ class KoiKoiAdapter:
         }
         if over:
             values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)
+            end = _game_end(rules, state.scores, state.resigned)
             values["game_result"] = form.message(
-                _game_result(state.scores, state.winner, _game_end(rules, state.scores))
+                _game_result(state.scores, state.winner, end, state.resigned)
             )
         else:
             values["turn"] = seen.turn

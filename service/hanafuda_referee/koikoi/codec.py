@@ -154,7 +154,10 @@ def encode(state: KoiKoiState) -> bytes:
         drawn,
         wild,
         willow_seen,
+        resigned,
     ) = state
+    # A resignation is written as an optional last field, so that every other state keeps
+    # the bytes of format 2.
     return b"".join(
         (
             _head(state),
@@ -178,6 +181,7 @@ def encode(state: KoiKoiState) -> bytes:
                 wild[1],
                 int(willow_seen),
             ),
+            pack(resigned + 1) if resigned >= 0 else b"",
         )
     )
 
@@ -233,6 +237,7 @@ def decode(data: bytes) -> KoiKoiState:
     turn_points, drawn = r.uint(), r.uint()
     wild = (r.uint(), r.uint())
     willow_seen = bool(r.uint())
+    resigned = r.uint() - 1 if r.position < len(data) else -1
     r.done()
     return KoiKoiState(
         rules,
@@ -256,4 +261,5 @@ def decode(data: bytes) -> KoiKoiState:
         drawn,
         wild,
         willow_seen,
+        resigned,
     )

@@ -21,6 +21,7 @@ __all__ = [
     "GameEnded",
     "KoiKoiCalled",
     "LightningCollected",
+    "Resigned",
     "RoundDealt",
     "RoundEnded",
     "RoundResult",
@@ -153,11 +154,20 @@ class RoundEnded(NamedTuple):
     scores: tuple[int, int]
 
 
+class Resigned(NamedTuple):
+    """``seat`` resigned: the round in progress ends void (nobody scores it) and the game ends,
+    won by the other seat (:class:`GameEnded` follows)."""
+
+    seat: int
+
+
 class GameEnded(NamedTuple):
-    """The game is over: final scores and the winner (-1: a drawn game)."""
+    """The game is over: final scores and the winner (-1: a drawn game); ``resigned``: the seat
+    that resigned, -1 when the game was played out."""
 
     scores: tuple[int, int]
     winner: int
+    resigned: int = -1
 
 
 Event = (
@@ -173,6 +183,7 @@ Event = (
     | Stopped
     | LightningCollected
     | RoundEnded
+    | Resigned
     | GameEnded
 )
 

@@ -50,6 +50,7 @@ from hanafuda_referee.koikoi.events import (
     GameEnded,
     KoiKoiCalled,
     LightningCollected,
+    Resigned,
     RoundDealt,
     RoundEnded,
     RoundResult,
@@ -65,7 +66,7 @@ from hanafuda_referee.koikoi.scoring import (
     score_stop,
     yaku_of,
 )
-from hanafuda_referee.moves import KOIKOI, STOP, Move, MoveKind
+from hanafuda_referee.moves import KOIKOI, RESIGN, STOP, Move, MoveKind
 
 __all__ = [
     "HAND_SIZE",
@@ -75,6 +76,7 @@ __all__ = [
     "classify_hand",
     "legal_moves",
     "new_game",
+    "resign",
     "result_breakdown",
     "round_month",
 ]
@@ -128,6 +130,8 @@ class KoiKoiState(NamedTuple):
     drawn: int
     wild: tuple[int, int]
     willow_seen: bool
+    #: The seat that resigned (PLAY.md), -1 while nobody has: the game is then over.
+    resigned: int = -1
 
     @property
     def month(self) -> int:
@@ -140,7 +144,10 @@ class KoiKoiState(NamedTuple):
 
     @property
     def winner(self) -> int:
-        """Once the game is over: the seat with more points, or -1 for a drawn game."""
+        """Once the game is over: the seat with more points, or -1 for a drawn game; the other
+        seat when one resigned, whatever the scores."""
+        if self.resigned >= 0:
+            return 1 - self.resigned
         a, b = self.scores
         return 0 if a > b else 1 if b > a else -1
 
@@ -176,6 +183,7 @@ class _Work:
     drawn: int
     wild: tuple[int, int]
     willow_seen: bool
+    resigned: int
     events: list[Event]
     score: PointsFunction
 
@@ -203,6 +211,7 @@ class _Work:
             self.drawn,
             self.wild,
             self.willow_seen,
+            self.resigned,
         ) = state
         self.events = []
         self.score = points_function(state.rules)
@@ -230,6 +239,7 @@ class _Work:
             self.drawn,
             self.wild,
             self.willow_seen,
+            self.resigned,
         )
 
     def points(self, seat: int) -> int:
@@ -662,6 +672,8 @@ def apply(state: KoiKoiState, seat: int, move: Move) -> tuple[KoiKoiState, tuple
         raise MoveRejected(Reason.GAME_OVER, "the game is over")
     if seat not in (0, 1):
         raise MoveRejected(Reason.UNKNOWN_SEAT, f"Koi-Koi has seats 0 and 1, not {seat}")
+    if move.kind is MoveKind.RESIGN:
+        return resign(state, seat, move)
     if seat != state.turn:
         raise MoveRejected(Reason.NOT_YOUR_TURN, f"seat {state.turn} is to act")
     kind = move.kind
@@ -700,8 +712,32 @@ def apply(state: KoiKoiState, seat: int, move: Move) -> tuple[KoiKoiState, tuple
     return w.freeze(), tuple(w.events)
 
 
+def resign(
+    state: KoiKoiState, seat: int, move: Move = RESIGN
+) -> tuple[KoiKoiState, tuple[Event, ...]]:
+    """``seat`` gives up (PLAY.md): the round in progress ends void, with no result recorded
+    (nobody scores it), and the game ends, won by the other seat whatever the scores. Open to
+    either seat in any phase, on turn or not.
+
+    >>> from hanafuda_referee.koikoi.rules import KoiKoiRules
+    >>> state, _ = new_game(KoiKoiRules(), seed=1, first_dealer=0)
+    >>> over, events = apply(state, 1, RESIGN)
+    >>> over.phase.name, over.winner, events[-1]
+    ('OVER', 0, GameEnded(scores=(0, 0), winner=0, resigned=1))
+    """
+    if state.phase is Phase.OVER:
+        raise MoveRejected(Reason.GAME_OVER, "the game is over")
+    if seat not in (0, 1):
+        raise MoveRejected(Reason.UNKNOWN_SEAT, f"Koi-Koi has seats 0 and 1, not {seat}")
+    if move.card or move.target:
+        raise MoveRejected(Reason.MALFORMED_MOVE, "a resign move takes no card and no target")
+    over = state._replace(phase=Phase.OVER, drawn=0, resigned=seat)
+    return over, (Resigned(seat), GameEnded(state.scores, 1 - seat, seat))
+
+
 def legal_moves(state: KoiKoiState, seat: int | None = None) -> list[Move]:
     """Every move the seat to act may make (none for another ``seat``, or once the game is over).
+    A resignation, open to every seat at any time, is not listed.
 
     A play lists a target only where one is required (two matches) or where the lightning takes a
     card of another month; :func:`apply` also accepts a play naming its single match, or one of

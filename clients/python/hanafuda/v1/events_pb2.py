@@ -25,65 +25,70 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from hanafuda.v1 import cards_pb2 as hanafuda_dot_v1_dot_cards__pb2
 from hanafuda.v1 import game_pb2 as hanafuda_dot_v1_dot_game__pb2
+from hanafuda.v1 import moves_pb2 as hanafuda_dot_v1_dot_moves__pb2
 from hanafuda.v1 import rules_pb2 as hanafuda_dot_v1_dot_rules__pb2
 from hanafuda.v1 import scoring_pb2 as hanafuda_dot_v1_dot_scoring__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18hanafuda/v1/events.proto\x12\x0bhanafuda.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17hanafuda/v1/cards.proto\x1a\x16hanafuda/v1/game.proto\x1a\x17hanafuda/v1/rules.proto\x1a\x19hanafuda/v1/scoring.proto\"\xd8\n\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x12\n\x05\x61\x63tor\x18\x03 \x01(\rH\x01\x88\x01\x01\x12(\n\x04time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0cgame_created\x18\n \x01(\x0b\x32\x18.hanafuda.v1.GameCreatedH\x00\x12;\n\x12\x66irst_dealer_drawn\x18\x0b \x01(\x0b\x32\x1d.hanafuda.v1.FirstDealerDrawnH\x00\x12.\n\x0bround_dealt\x18\x0c \x01(\x0b\x32\x17.hanafuda.v1.RoundDealtH\x00\x12\x37\n\x10\x64\x65\x61l_check_fired\x18\r \x01(\x0b\x32\x1b.hanafuda.v1.DealCheckFiredH\x00\x12\'\n\x07redealt\x18\x0e \x01(\x0b\x32\x14.hanafuda.v1.RedealtH\x00\x12.\n\x0b\x63\x61rd_played\x18\x0f \x01(\x0b\x32\x17.hanafuda.v1.CardPlayedH\x00\x12,\n\ncard_drawn\x18\x10 \x01(\x0b\x32\x16.hanafuda.v1.CardDrawnH\x00\x12\x36\n\x0ftarget_required\x18\x11 \x01(\x0b\x32\x1b.hanafuda.v1.TargetRequiredH\x00\x12\x32\n\rtarget_chosen\x18\x12 \x01(\x0b\x32\x19.hanafuda.v1.TargetChosenH\x00\x12\x34\n\x0e\x66ield_refilled\x18\x13 \x01(\x0b\x32\x1a.hanafuda.v1.FieldRefilledH\x00\x12.\n\x0byaku_formed\x18\x14 \x01(\x0b\x32\x17.hanafuda.v1.YakuFormedH\x00\x12\x32\n\rkoikoi_called\x18\x15 \x01(\x0b\x32\x19.hanafuda.v1.KoikoiCalledH\x00\x12\'\n\x07stopped\x18\x16 \x01(\x0b\x32\x14.hanafuda.v1.StoppedH\x00\x12>\n\x13lightning_collected\x18\x17 \x01(\x0b\x32\x1f.hanafuda.v1.LightningCollectedH\x00\x12.\n\x0bround_ended\x18\x18 \x01(\x0b\x32\x17.hanafuda.v1.RoundEndedH\x00\x12,\n\ngame_ended\x18\x19 \x01(\x0b\x32\x16.hanafuda.v1.GameEndedH\x00\x12\x42\n\x15participation_decided\x18\x1a \x01(\x0b\x32!.hanafuda.v1.ParticipationDecidedH\x00\x12\x36\n\x0fteyaku_declared\x18\x1b \x01(\x0b\x32\x1b.hanafuda.v1.TeyakuDeclaredH\x00\x12\x36\n\x0f\x64\x65kiyaku_formed\x18\x1c \x01(\x0b\x32\x1b.hanafuda.v1.DekiyakuFormedH\x00\x12\x30\n\x0cpayment_made\x18\x1d \x01(\x0b\x32\x18.hanafuda.v1.PaymentMadeH\x00\x12.\n\x0bsage_called\x18\x1e \x01(\x0b\x32\x17.hanafuda.v1.SageCalledH\x00\x12\x30\n\x0cshobu_called\x18\x1f \x01(\x0b\x32\x18.hanafuda.v1.ShobuCalledH\x00\x12\x34\n\x0esage_overtaken\x18  \x01(\x0b\x32\x1a.hanafuda.v1.SageOvertakenH\x00\x12\x32\n\rcards_counted\x18! \x01(\x0b\x32\x19.hanafuda.v1.CardsCountedH\x00\x42\x06\n\x04kindB\x08\n\x06_actor\"f\n\x0bGameCreated\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.GameKind\x12!\n\x05rules\x18\x02 \x01(\x0b\x32\x12.hanafuda.v1.Rules\x12\x0f\n\x07players\x18\x03 \x03(\t\"T\n\x10\x46irstDealerDrawn\x12 \n\x05\x63\x61rds\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x13\n\x06\x64\x65\x61ler\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\t\n\x07_dealer\"\xab\x01\n\nRoundDealt\x12\r\n\x05round\x18\x01 \x01(\r\x12\r\n\x05month\x18\x02 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x03 \x01(\r\x12\x1f\n\x04hand\x18\x04 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12 \n\x05\x66ield\x18\x05 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x12\n\nstock_size\x18\x06 \x01(\r\x12\x18\n\x10\x66ield_multiplier\x18\x07 \x01(\r\"\xa4\x01\n\x0e\x44\x65\x61lCheckFired\x12%\n\x05\x63heck\x18\x01 \x01(\x0e\x32\x16.hanafuda.v1.DealCheck\x12-\n\x07outcome\x18\x02 \x01(\x0e\x32\x1c.hanafuda.v1.DealCheckAction\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12 \n\x05\x63\x61rds\x18\x04 \x03(\x0e\x32\x11.hanafuda.v1.CardB\x07\n\x05_seat\"0\n\x07Redealt\x12%\n\x05\x63heck\x18\x01 \x01(\x0e\x32\x16.hanafuda.v1.DealCheck\"`\n\nCardPlayed\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x0c\n\x04wild\x18\x03 \x01(\x08\"Q\n\tCardDrawn\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\"c\n\x0eTargetRequired\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1f\n\x04\x63\x61rd\x18\x02 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12\"\n\x07targets\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.Card\"T\n\x0cTargetChosen\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\"0\n\rFieldRefilled\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\"b\n\nYakuFormed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12$\n\x04yaku\x18\x02 \x03(\x0b\x32\x16.hanafuda.v1.YakuScore\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x10\n\x08improved\x18\x04 \x01(\x08\"+\n\x0cKoikoiCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61lls\x18\x02 \x01(\r\"*\n\x07Stopped\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tautomatic\x18\x02 \x01(\x08\"S\n\x12LightningCollected\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05month\x18\x02 \x01(\r\x12 \n\x05\x63\x61rds\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.Card\"6\n\nRoundEnded\x12(\n\x06result\x18\x01 \x01(\x0b\x32\x18.hanafuda.v1.RoundResult\"4\n\tGameEnded\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.hanafuda.v1.GameResult\"X\n\x14ParticipationDecided\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06joined\x18\x02 \x01(\x08\x12\x0e\n\x06\x66orced\x18\x03 \x01(\x08\x12\x12\n\nfee_halves\x18\x04 \x01(\x03\"C\n\x0eTeyakuDeclared\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12#\n\x06teyaku\x18\x02 \x01(\x0b\x32\x13.hanafuda.v1.Teyaku\"G\n\x0e\x44\x65kiyakuFormed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x08\x64\x65kiyaku\x18\x02 \x03(\x0b\x32\x15.hanafuda.v1.Dekiyaku\"4\n\x0bPaymentMade\x12%\n\x07payment\x18\x01 \x01(\x0b\x32\x14.hanafuda.v1.Payment\"\x1a\n\nSageCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x1b\n\x0bShobuCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\"N\n\rSageOvertaken\x12\x13\n\x0bsage_caller\x18\x01 \x01(\r\x12\x11\n\tovertaker\x18\x02 \x01(\r\x12\x15\n\rrefund_halves\x18\x03 \x01(\x03\"6\n\x0c\x43\x61rdsCounted\x12&\n\x06\x63ounts\x18\x01 \x03(\x0b\x32\x16.hanafuda.v1.CardCountb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18hanafuda/v1/events.proto\x12\x0bhanafuda.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17hanafuda/v1/cards.proto\x1a\x16hanafuda/v1/game.proto\x1a\x17hanafuda/v1/moves.proto\x1a\x17hanafuda/v1/rules.proto\x1a\x19hanafuda/v1/scoring.proto\"\xc0\x0b\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x12\n\x05\x61\x63tor\x18\x03 \x01(\rH\x01\x88\x01\x01\x12(\n\x04time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0cgame_created\x18\n \x01(\x0b\x32\x18.hanafuda.v1.GameCreatedH\x00\x12;\n\x12\x66irst_dealer_drawn\x18\x0b \x01(\x0b\x32\x1d.hanafuda.v1.FirstDealerDrawnH\x00\x12.\n\x0bround_dealt\x18\x0c \x01(\x0b\x32\x17.hanafuda.v1.RoundDealtH\x00\x12\x37\n\x10\x64\x65\x61l_check_fired\x18\r \x01(\x0b\x32\x1b.hanafuda.v1.DealCheckFiredH\x00\x12\'\n\x07redealt\x18\x0e \x01(\x0b\x32\x14.hanafuda.v1.RedealtH\x00\x12.\n\x0b\x63\x61rd_played\x18\x0f \x01(\x0b\x32\x17.hanafuda.v1.CardPlayedH\x00\x12,\n\ncard_drawn\x18\x10 \x01(\x0b\x32\x16.hanafuda.v1.CardDrawnH\x00\x12\x36\n\x0ftarget_required\x18\x11 \x01(\x0b\x32\x1b.hanafuda.v1.TargetRequiredH\x00\x12\x32\n\rtarget_chosen\x18\x12 \x01(\x0b\x32\x19.hanafuda.v1.TargetChosenH\x00\x12\x34\n\x0e\x66ield_refilled\x18\x13 \x01(\x0b\x32\x1a.hanafuda.v1.FieldRefilledH\x00\x12.\n\x0byaku_formed\x18\x14 \x01(\x0b\x32\x17.hanafuda.v1.YakuFormedH\x00\x12\x32\n\rkoikoi_called\x18\x15 \x01(\x0b\x32\x19.hanafuda.v1.KoikoiCalledH\x00\x12\'\n\x07stopped\x18\x16 \x01(\x0b\x32\x14.hanafuda.v1.StoppedH\x00\x12>\n\x13lightning_collected\x18\x17 \x01(\x0b\x32\x1f.hanafuda.v1.LightningCollectedH\x00\x12.\n\x0bround_ended\x18\x18 \x01(\x0b\x32\x17.hanafuda.v1.RoundEndedH\x00\x12,\n\ngame_ended\x18\x19 \x01(\x0b\x32\x16.hanafuda.v1.GameEndedH\x00\x12\x42\n\x15participation_decided\x18\x1a \x01(\x0b\x32!.hanafuda.v1.ParticipationDecidedH\x00\x12\x36\n\x0fteyaku_declared\x18\x1b \x01(\x0b\x32\x1b.hanafuda.v1.TeyakuDeclaredH\x00\x12\x36\n\x0f\x64\x65kiyaku_formed\x18\x1c \x01(\x0b\x32\x1b.hanafuda.v1.DekiyakuFormedH\x00\x12\x30\n\x0cpayment_made\x18\x1d \x01(\x0b\x32\x18.hanafuda.v1.PaymentMadeH\x00\x12.\n\x0bsage_called\x18\x1e \x01(\x0b\x32\x17.hanafuda.v1.SageCalledH\x00\x12\x30\n\x0cshobu_called\x18\x1f \x01(\x0b\x32\x18.hanafuda.v1.ShobuCalledH\x00\x12\x34\n\x0esage_overtaken\x18  \x01(\x0b\x32\x1a.hanafuda.v1.SageOvertakenH\x00\x12\x32\n\rcards_counted\x18! \x01(\x0b\x32\x19.hanafuda.v1.CardsCountedH\x00\x12)\n\x08resigned\x18\" \x01(\x0b\x32\x15.hanafuda.v1.ResignedH\x00\x12;\n\x12\x64\x65\x63ision_timed_out\x18# \x01(\x0b\x32\x1d.hanafuda.v1.DecisionTimedOutH\x00\x42\x06\n\x04kindB\x08\n\x06_actor\"f\n\x0bGameCreated\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.GameKind\x12!\n\x05rules\x18\x02 \x01(\x0b\x32\x12.hanafuda.v1.Rules\x12\x0f\n\x07players\x18\x03 \x03(\t\"T\n\x10\x46irstDealerDrawn\x12 \n\x05\x63\x61rds\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x13\n\x06\x64\x65\x61ler\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\t\n\x07_dealer\"\xab\x01\n\nRoundDealt\x12\r\n\x05round\x18\x01 \x01(\r\x12\r\n\x05month\x18\x02 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x03 \x01(\r\x12\x1f\n\x04hand\x18\x04 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12 \n\x05\x66ield\x18\x05 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x12\n\nstock_size\x18\x06 \x01(\r\x12\x18\n\x10\x66ield_multiplier\x18\x07 \x01(\r\"\xa4\x01\n\x0e\x44\x65\x61lCheckFired\x12%\n\x05\x63heck\x18\x01 \x01(\x0e\x32\x16.hanafuda.v1.DealCheck\x12-\n\x07outcome\x18\x02 \x01(\x0e\x32\x1c.hanafuda.v1.DealCheckAction\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12 \n\x05\x63\x61rds\x18\x04 \x03(\x0e\x32\x11.hanafuda.v1.CardB\x07\n\x05_seat\"0\n\x07Redealt\x12%\n\x05\x63heck\x18\x01 \x01(\x0e\x32\x16.hanafuda.v1.DealCheck\"`\n\nCardPlayed\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x0c\n\x04wild\x18\x03 \x01(\x08\"Q\n\tCardDrawn\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\"c\n\x0eTargetRequired\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1f\n\x04\x63\x61rd\x18\x02 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12\"\n\x07targets\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.Card\"T\n\x0cTargetChosen\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\"0\n\rFieldRefilled\x12\x1f\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\"b\n\nYakuFormed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12$\n\x04yaku\x18\x02 \x03(\x0b\x32\x16.hanafuda.v1.YakuScore\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x10\n\x08improved\x18\x04 \x01(\x08\"+\n\x0cKoikoiCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61lls\x18\x02 \x01(\r\"*\n\x07Stopped\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tautomatic\x18\x02 \x01(\x08\"S\n\x12LightningCollected\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05month\x18\x02 \x01(\r\x12 \n\x05\x63\x61rds\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.Card\"6\n\nRoundEnded\x12(\n\x06result\x18\x01 \x01(\x0b\x32\x18.hanafuda.v1.RoundResult\"4\n\tGameEnded\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.hanafuda.v1.GameResult\"X\n\x14ParticipationDecided\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06joined\x18\x02 \x01(\x08\x12\x0e\n\x06\x66orced\x18\x03 \x01(\x08\x12\x12\n\nfee_halves\x18\x04 \x01(\x03\"C\n\x0eTeyakuDeclared\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12#\n\x06teyaku\x18\x02 \x01(\x0b\x32\x13.hanafuda.v1.Teyaku\"G\n\x0e\x44\x65kiyakuFormed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x08\x64\x65kiyaku\x18\x02 \x03(\x0b\x32\x15.hanafuda.v1.Dekiyaku\"4\n\x0bPaymentMade\x12%\n\x07payment\x18\x01 \x01(\x0b\x32\x14.hanafuda.v1.Payment\"\x1a\n\nSageCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x1b\n\x0bShobuCalled\x12\x0c\n\x04seat\x18\x01 \x01(\r\"N\n\rSageOvertaken\x12\x13\n\x0bsage_caller\x18\x01 \x01(\r\x12\x11\n\tovertaker\x18\x02 \x01(\r\x12\x15\n\rrefund_halves\x18\x03 \x01(\x03\"6\n\x0c\x43\x61rdsCounted\x12&\n\x06\x63ounts\x18\x01 \x03(\x0b\x32\x16.hanafuda.v1.CardCount\"+\n\x08Resigned\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\ttimed_out\x18\x02 \x01(\x08\"]\n\x10\x44\x65\x63isionTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.hanafuda.v1.Move\x12\x1a\n\x12\x61utomatic_in_a_row\x18\x03 \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hanafuda.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_EVENT']._serialized_start=176
-  _globals['_EVENT']._serialized_end=1544
-  _globals['_GAMECREATED']._serialized_start=1546
-  _globals['_GAMECREATED']._serialized_end=1648
-  _globals['_FIRSTDEALERDRAWN']._serialized_start=1650
-  _globals['_FIRSTDEALERDRAWN']._serialized_end=1734
-  _globals['_ROUNDDEALT']._serialized_start=1737
-  _globals['_ROUNDDEALT']._serialized_end=1908
-  _globals['_DEALCHECKFIRED']._serialized_start=1911
-  _globals['_DEALCHECKFIRED']._serialized_end=2075
-  _globals['_REDEALT']._serialized_start=2077
-  _globals['_REDEALT']._serialized_end=2125
-  _globals['_CARDPLAYED']._serialized_start=2127
-  _globals['_CARDPLAYED']._serialized_end=2223
-  _globals['_CARDDRAWN']._serialized_start=2225
-  _globals['_CARDDRAWN']._serialized_end=2306
-  _globals['_TARGETREQUIRED']._serialized_start=2308
-  _globals['_TARGETREQUIRED']._serialized_end=2407
-  _globals['_TARGETCHOSEN']._serialized_start=2409
-  _globals['_TARGETCHOSEN']._serialized_end=2493
-  _globals['_FIELDREFILLED']._serialized_start=2495
-  _globals['_FIELDREFILLED']._serialized_end=2543
-  _globals['_YAKUFORMED']._serialized_start=2545
-  _globals['_YAKUFORMED']._serialized_end=2643
-  _globals['_KOIKOICALLED']._serialized_start=2645
-  _globals['_KOIKOICALLED']._serialized_end=2688
-  _globals['_STOPPED']._serialized_start=2690
-  _globals['_STOPPED']._serialized_end=2732
-  _globals['_LIGHTNINGCOLLECTED']._serialized_start=2734
-  _globals['_LIGHTNINGCOLLECTED']._serialized_end=2817
-  _globals['_ROUNDENDED']._serialized_start=2819
-  _globals['_ROUNDENDED']._serialized_end=2873
-  _globals['_GAMEENDED']._serialized_start=2875
-  _globals['_GAMEENDED']._serialized_end=2927
-  _globals['_PARTICIPATIONDECIDED']._serialized_start=2929
-  _globals['_PARTICIPATIONDECIDED']._serialized_end=3017
-  _globals['_TEYAKUDECLARED']._serialized_start=3019
-  _globals['_TEYAKUDECLARED']._serialized_end=3086
-  _globals['_DEKIYAKUFORMED']._serialized_start=3088
-  _globals['_DEKIYAKUFORMED']._serialized_end=3159
-  _globals['_PAYMENTMADE']._serialized_start=3161
-  _globals['_PAYMENTMADE']._serialized_end=3213
-  _globals['_SAGECALLED']._serialized_start=3215
-  _globals['_SAGECALLED']._serialized_end=3241
-  _globals['_SHOBUCALLED']._serialized_start=3243
-  _globals['_SHOBUCALLED']._serialized_end=3270
-  _globals['_SAGEOVERTAKEN']._serialized_start=3272
-  _globals['_SAGEOVERTAKEN']._serialized_end=3350
-  _globals['_CARDSCOUNTED']._serialized_start=3352
-  _globals['_CARDSCOUNTED']._serialized_end=3406
+  _globals['_EVENT']._serialized_start=201
+  _globals['_EVENT']._serialized_end=1673
+  _globals['_GAMECREATED']._serialized_start=1675
+  _globals['_GAMECREATED']._serialized_end=1777
+  _globals['_FIRSTDEALERDRAWN']._serialized_start=1779
+  _globals['_FIRSTDEALERDRAWN']._serialized_end=1863
+  _globals['_ROUNDDEALT']._serialized_start=1866
+  _globals['_ROUNDDEALT']._serialized_end=2037
+  _globals['_DEALCHECKFIRED']._serialized_start=2040
+  _globals['_DEALCHECKFIRED']._serialized_end=2204
+  _globals['_REDEALT']._serialized_start=2206
+  _globals['_REDEALT']._serialized_end=2254
+  _globals['_CARDPLAYED']._serialized_start=2256
+  _globals['_CARDPLAYED']._serialized_end=2352
+  _globals['_CARDDRAWN']._serialized_start=2354
+  _globals['_CARDDRAWN']._serialized_end=2435
+  _globals['_TARGETREQUIRED']._serialized_start=2437
+  _globals['_TARGETREQUIRED']._serialized_end=2536
+  _globals['_TARGETCHOSEN']._serialized_start=2538
+  _globals['_TARGETCHOSEN']._serialized_end=2622
+  _globals['_FIELDREFILLED']._serialized_start=2624
+  _globals['_FIELDREFILLED']._serialized_end=2672
+  _globals['_YAKUFORMED']._serialized_start=2674
+  _globals['_YAKUFORMED']._serialized_end=2772
+  _globals['_KOIKOICALLED']._serialized_start=2774
+  _globals['_KOIKOICALLED']._serialized_end=2817
+  _globals['_STOPPED']._serialized_start=2819
+  _globals['_STOPPED']._serialized_end=2861
+  _globals['_LIGHTNINGCOLLECTED']._serialized_start=2863
+  _globals['_LIGHTNINGCOLLECTED']._serialized_end=2946
+  _globals['_ROUNDENDED']._serialized_start=2948
+  _globals['_ROUNDENDED']._serialized_end=3002
+  _globals['_GAMEENDED']._serialized_start=3004
+  _globals['_GAMEENDED']._serialized_end=3056
+  _globals['_PARTICIPATIONDECIDED']._serialized_start=3058
+  _globals['_PARTICIPATIONDECIDED']._serialized_end=3146
+  _globals['_TEYAKUDECLARED']._serialized_start=3148
+  _globals['_TEYAKUDECLARED']._serialized_end=3215
+  _globals['_DEKIYAKUFORMED']._serialized_start=3217
+  _globals['_DEKIYAKUFORMED']._serialized_end=3288
+  _globals['_PAYMENTMADE']._serialized_start=3290
+  _globals['_PAYMENTMADE']._serialized_end=3342
+  _globals['_SAGECALLED']._serialized_start=3344
+  _globals['_SAGECALLED']._serialized_end=3370
+  _globals['_SHOBUCALLED']._serialized_start=3372
+  _globals['_SHOBUCALLED']._serialized_end=3399
+  _globals['_SAGEOVERTAKEN']._serialized_start=3401
+  _globals['_SAGEOVERTAKEN']._serialized_end=3479
+  _globals['_CARDSCOUNTED']._serialized_start=3481
+  _globals['_CARDSCOUNTED']._serialized_end=3535
+  _globals['_RESIGNED']._serialized_start=3537
+  _globals['_RESIGNED']._serialized_end=3580
+  _globals['_DECISIONTIMEDOUT']._serialized_start=3582
+  _globals['_DECISIONTIMEDOUT']._serialized_end=3675
 # @@protoc_insertion_point(module_scope)

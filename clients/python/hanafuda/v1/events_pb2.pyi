@@ -10,6 +10,7 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from hanafuda.v1 import cards_pb2 as _cards_pb2
 from hanafuda.v1 import game_pb2 as _game_pb2
+from hanafuda.v1 import moves_pb2 as _moves_pb2
 from hanafuda.v1 import rules_pb2 as _rules_pb2
 from hanafuda.v1 import scoring_pb2 as _scoring_pb2
 import builtins as _builtins
@@ -60,6 +61,8 @@ class Event(_message.Message):
     SHOBU_CALLED_FIELD_NUMBER: _builtins.int
     SAGE_OVERTAKEN_FIELD_NUMBER: _builtins.int
     CARDS_COUNTED_FIELD_NUMBER: _builtins.int
+    RESIGNED_FIELD_NUMBER: _builtins.int
+    DECISION_TIMED_OUT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game version this event belongs to (the version reached by the move that caused it)."""
     sequence: _builtins.int
@@ -168,6 +171,16 @@ class Event(_message.Message):
     def cards_counted(self) -> Global___CardsCounted:
         """Hachi-Hachi: the hands ran out and the cards were counted."""
 
+    @_builtins.property
+    def resigned(self) -> Global___Resigned:
+        """A seat resigned (or was resigned by its clock); `GameEnded` follows."""
+
+    @_builtins.property
+    def decision_timed_out(self) -> Global___DecisionTimedOut:
+        """A seat's clock ran out and the referee took the pending decision for it; the events of
+        that move follow, with the same version.
+        """
+
     def __init__(
         self,
         *,
@@ -199,14 +212,16 @@ class Event(_message.Message):
         shobu_called: Global___ShobuCalled | None = ...,
         sage_overtaken: Global___SageOvertaken | None = ...,
         cards_counted: Global___CardsCounted | None = ...,
+        resigned: Global___Resigned | None = ...,
+        decision_timed_out: Global___DecisionTimedOut | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_actor", b"_actor", "actor", b"actor", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_counted", b"cards_counted", "deal_check_fired", b"deal_check_fired", "dekiyaku_formed", b"dekiyaku_formed", "field_refilled", b"field_refilled", "first_dealer_drawn", b"first_dealer_drawn", "game_created", b"game_created", "game_ended", b"game_ended", "kind", b"kind", "koikoi_called", b"koikoi_called", "lightning_collected", b"lightning_collected", "participation_decided", b"participation_decided", "payment_made", b"payment_made", "redealt", b"redealt", "round_dealt", b"round_dealt", "round_ended", b"round_ended", "sage_called", b"sage_called", "sage_overtaken", b"sage_overtaken", "shobu_called", b"shobu_called", "stopped", b"stopped", "target_chosen", b"target_chosen", "target_required", b"target_required", "teyaku_declared", b"teyaku_declared", "time", b"time", "yaku_formed", b"yaku_formed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_actor", b"_actor", "actor", b"actor", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_counted", b"cards_counted", "deal_check_fired", b"deal_check_fired", "decision_timed_out", b"decision_timed_out", "dekiyaku_formed", b"dekiyaku_formed", "field_refilled", b"field_refilled", "first_dealer_drawn", b"first_dealer_drawn", "game_created", b"game_created", "game_ended", b"game_ended", "kind", b"kind", "koikoi_called", b"koikoi_called", "lightning_collected", b"lightning_collected", "participation_decided", b"participation_decided", "payment_made", b"payment_made", "redealt", b"redealt", "resigned", b"resigned", "round_dealt", b"round_dealt", "round_ended", b"round_ended", "sage_called", b"sage_called", "sage_overtaken", b"sage_overtaken", "shobu_called", b"shobu_called", "stopped", b"stopped", "target_chosen", b"target_chosen", "target_required", b"target_required", "teyaku_declared", b"teyaku_declared", "time", b"time", "yaku_formed", b"yaku_formed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_actor", b"_actor", "actor", b"actor", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_counted", b"cards_counted", "deal_check_fired", b"deal_check_fired", "dekiyaku_formed", b"dekiyaku_formed", "field_refilled", b"field_refilled", "first_dealer_drawn", b"first_dealer_drawn", "game_created", b"game_created", "game_ended", b"game_ended", "kind", b"kind", "koikoi_called", b"koikoi_called", "lightning_collected", b"lightning_collected", "participation_decided", b"participation_decided", "payment_made", b"payment_made", "redealt", b"redealt", "round_dealt", b"round_dealt", "round_ended", b"round_ended", "sage_called", b"sage_called", "sage_overtaken", b"sage_overtaken", "sequence", b"sequence", "shobu_called", b"shobu_called", "stopped", b"stopped", "target_chosen", b"target_chosen", "target_required", b"target_required", "teyaku_declared", b"teyaku_declared", "time", b"time", "version", b"version", "yaku_formed", b"yaku_formed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_actor", b"_actor", "actor", b"actor", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_counted", b"cards_counted", "deal_check_fired", b"deal_check_fired", "decision_timed_out", b"decision_timed_out", "dekiyaku_formed", b"dekiyaku_formed", "field_refilled", b"field_refilled", "first_dealer_drawn", b"first_dealer_drawn", "game_created", b"game_created", "game_ended", b"game_ended", "kind", b"kind", "koikoi_called", b"koikoi_called", "lightning_collected", b"lightning_collected", "participation_decided", b"participation_decided", "payment_made", b"payment_made", "redealt", b"redealt", "resigned", b"resigned", "round_dealt", b"round_dealt", "round_ended", b"round_ended", "sage_called", b"sage_called", "sage_overtaken", b"sage_overtaken", "sequence", b"sequence", "shobu_called", b"shobu_called", "stopped", b"stopped", "target_chosen", b"target_chosen", "target_required", b"target_required", "teyaku_declared", b"teyaku_declared", "time", b"time", "version", b"version", "yaku_formed", b"yaku_formed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__actor: _TypeAlias = _typing.Literal["actor"]  # noqa: Y015
     _WhichOneofArgType__actor: _TypeAlias = _typing.Literal["_actor", b"_actor"]  # noqa: Y015
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_created", "first_dealer_drawn", "round_dealt", "deal_check_fired", "redealt", "card_played", "card_drawn", "target_required", "target_chosen", "field_refilled", "yaku_formed", "koikoi_called", "stopped", "lightning_collected", "round_ended", "game_ended", "participation_decided", "teyaku_declared", "dekiyaku_formed", "payment_made", "sage_called", "shobu_called", "sage_overtaken", "cards_counted"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_created", "first_dealer_drawn", "round_dealt", "deal_check_fired", "redealt", "card_played", "card_drawn", "target_required", "target_chosen", "field_refilled", "yaku_formed", "koikoi_called", "stopped", "lightning_collected", "round_ended", "game_ended", "participation_decided", "teyaku_declared", "dekiyaku_formed", "payment_made", "sage_called", "shobu_called", "sage_overtaken", "cards_counted", "resigned", "decision_timed_out"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__actor) -> _WhichOneofReturnType__actor | None: ...
@@ -925,3 +940,67 @@ class CardsCounted(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CardsCounted: _TypeAlias = CardsCounted  # noqa: Y015
+
+@_typing.final
+class Resigned(_message.Message):
+    """A seat gave up (PLAY.md). The round in progress ends void (Hachi-Hachi: its payments so far are
+    taken back) and the game ends; `GameEnded` follows with the result.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that resigned."""
+    timed_out: _builtins.bool
+    """Whether its turn clock resigned for it (`on_timeout: resign`, or `max_auto_decisions`
+    automatic decisions in a row); false when the seat sent the move itself.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        timed_out: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Resigned: _TypeAlias = Resigned  # noqa: Y015
+
+@_typing.final
+class DecisionTimedOut(_message.Message):
+    """A seat's turn clock ran out (its decision's own time and its reserve) with `on_timeout: auto`:
+    the referee's `timeout_bot` took the decision from that seat's view.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    AUTOMATIC_IN_A_ROW_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat whose clock ran out."""
+    automatic_in_a_row: _builtins.int
+    """How many automatic decisions in a row the seat has had, this one included."""
+    @_builtins.property
+    def move(self) -> _moves_pb2.Move:
+        """The move taken for it."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        move: _moves_pb2.Move | None = ...,
+        automatic_in_a_row: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic_in_a_row", b"automatic_in_a_row", "move", b"move", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DecisionTimedOut: _TypeAlias = DecisionTimedOut  # noqa: Y015

@@ -173,6 +173,8 @@ class _GameEndEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameEnd.Value
     """Koi-Koi transfer mode: a player is at or below 0."""
     GAME_END_TARGET_REACHED: _GameEnd.ValueType  # 3
     """Koi-Koi: a player reached `target_score`."""
+    GAME_END_RESIGNED: _GameEnd.ValueType  # 4
+    """A seat resigned (`GameResult.resigned`); the round in progress was void."""
 
 class GameEnd(_GameEnd, metaclass=_GameEndEnumTypeWrapper):
     """Why a game ended."""
@@ -185,6 +187,8 @@ GAME_END_OUT_OF_POINTS: GameEnd.ValueType  # 2
 """Koi-Koi transfer mode: a player is at or below 0."""
 GAME_END_TARGET_REACHED: GameEnd.ValueType  # 3
 """Koi-Koi: a player reached `target_score`."""
+GAME_END_RESIGNED: GameEnd.ValueType  # 4
+"""A seat resigned (`GameResult.resigned`); the round in progress was void."""
 Global___GameEnd: _TypeAlias = GameEnd  # noqa: Y015
 
 @_typing.final
@@ -380,12 +384,19 @@ class GameResult(_message.Message):
     BALANCES_HALVES_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     DRAW_FIELD_NUMBER: _builtins.int
+    RESIGNED_FIELD_NUMBER: _builtins.int
     end: Global___GameEnd.ValueType
     """Why it ended."""
     winner: _builtins.int
-    """The winner (the best score or balance); unset when the game is drawn."""
+    """The winner (the best score or balance; in Koi-Koi, the seat that did not resign); unset when
+    the game is drawn.
+    """
     draw: _builtins.bool
     """Whether the game is drawn (the best score or balance is shared)."""
+    resigned: _builtins.int
+    """Under `GAME_END_RESIGNED`: the seat that resigned. In Koi-Koi the other seat wins whatever
+    the scores; in Hachi-Hachi the standings are the balances of the finished rounds.
+    """
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Koi-Koi: the final score of each seat, indexed by seat."""
@@ -402,13 +413,19 @@ class GameResult(_message.Message):
         balances_halves: _abc.Iterable[_builtins.int] | None = ...,
         winner: _builtins.int | None = ...,
         draw: _builtins.bool = ...,
+        resigned: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned", b"_resigned", "_winner", b"_winner", "resigned", b"resigned", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "balances_halves", b"balances_halves", "draw", b"draw", "end", b"end", "scores", b"scores", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned", b"_resigned", "_winner", b"_winner", "balances_halves", b"balances_halves", "draw", b"draw", "end", b"end", "resigned", b"resigned", "scores", b"scores", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__resigned: _TypeAlias = _typing.Literal["resigned"]  # noqa: Y015
+    _WhichOneofArgType__resigned: _TypeAlias = _typing.Literal["_resigned", b"_resigned"]  # noqa: Y015
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__resigned) -> _WhichOneofReturnType__resigned | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__winner) -> _WhichOneofReturnType__winner | None: ...
 
 Global___GameResult: _TypeAlias = GameResult  # noqa: Y015

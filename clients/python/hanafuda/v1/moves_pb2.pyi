@@ -46,6 +46,10 @@ class _MoveKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MoveKind.Val
     """Hachi-Hachi drop phase (4 to 6 participants): take part in the round."""
     MOVE_KIND_DROP: _MoveKind.ValueType  # 8
     """Hachi-Hachi drop phase (4 to 6 participants): sit the round out (a drop fee may be due)."""
+    MOVE_KIND_RESIGN: _MoveKind.ValueType  # 9
+    """Either game: give up the game (PLAY.md). Open to every seat at any time while the game is
+    not over, on turn or not, so it is never listed among a view's legal moves.
+    """
 
 class MoveKind(_MoveKind, metaclass=_MoveKindEnumTypeWrapper):
     """The kinds of move. The numbers are part of the contract (the engine uses the same ones)."""
@@ -72,6 +76,10 @@ MOVE_KIND_JOIN: MoveKind.ValueType  # 7
 """Hachi-Hachi drop phase (4 to 6 participants): take part in the round."""
 MOVE_KIND_DROP: MoveKind.ValueType  # 8
 """Hachi-Hachi drop phase (4 to 6 participants): sit the round out (a drop fee may be due)."""
+MOVE_KIND_RESIGN: MoveKind.ValueType  # 9
+"""Either game: give up the game (PLAY.md). Open to every seat at any time while the game is
+not over, on turn or not, so it is never listed among a view's legal moves.
+"""
 Global___MoveKind: _TypeAlias = MoveKind  # noqa: Y015
 
 @_typing.final
