@@ -26,31 +26,31 @@ from hanafuda.v1 import cards_pb2 as hanafuda_dot_v1_dot_cards__pb2
 from hanafuda.v1 import rules_pb2 as hanafuda_dot_v1_dot_rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19hanafuda/v1/scoring.proto\x12\x0bhanafuda.v1\x1a\x17hanafuda/v1/cards.proto\x1a\x17hanafuda/v1/rules.proto\"I\n\tYakuScore\x12\n\n\x02id\x18\x01 \x01(\t\x12 \n\x05\x63\x61rds\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\x12\x0e\n\x06points\x18\x03 \x01(\r\"P\n\nMultiplier\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61\x63tor\x18\x02 \x01(\r\x12\x14\n\x0c\x61\x64\x64\x65\x64_points\x18\x03 \x01(\r\x12\x0e\n\x06result\x18\x04 \x01(\r\"\x82\x01\n\x0eScoreBreakdown\x12$\n\x04yaku\x18\x01 \x03(\x0b\x32\x16.hanafuda.v1.YakuScore\x12\x0c\n\x04\x62\x61se\x18\x02 \x01(\r\x12,\n\x0bmultipliers\x18\x03 \x03(\x0b\x32\x17.hanafuda.v1.Multiplier\x12\x0e\n\x06points\x18\x04 \x01(\r\"E\n\x06Teyaku\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r\x12 \n\x05\x63\x61rds\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.Card\"G\n\x08\x44\x65kiyaku\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r\x12 \n\x05\x63\x61rds\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.Card\"\xa7\x01\n\x07Payment\x12\x16\n\tfrom_seat\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x07to_seat\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x15\n\ramount_halves\x18\x03 \x01(\x03\x12(\n\x05\x63\x61use\x18\x04 \x01(\x0e\x32\x19.hanafuda.v1.PaymentCause\x12\x13\n\x0b\x63ombination\x18\x05 \x01(\tB\x0c\n\n_from_seatB\n\n\x08_to_seat\"<\n\tCardCount\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63ount\x18\x02 \x01(\r\x12\x12\n\ndifference\x18\x03 \x01(\x11\"W\n\rCaptureOption\x12!\n\x06target\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.Card\x12#\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.Card\"G\n\x0e\x44\x65\x61lCheckMatch\x12%\n\x05\x63heck\x18\x01 \x01(\x0e\x32\x16.hanafuda.v1.DealCheck\x12\x0e\n\x06months\x18\x02 \x03(\r*\xc0\x02\n\x0cPaymentCause\x12\x1d\n\x19PAYMENT_CAUSE_UNSPECIFIED\x10\x00\x12\x18\n\x14PAYMENT_CAUSE_TEYAKU\x10\x01\x12\x1a\n\x16PAYMENT_CAUSE_DEKIYAKU\x10\x02\x12\x1d\n\x19PAYMENT_CAUSE_SAGE_REFUND\x10\x03\x12 \n\x1cPAYMENT_CAUSE_SAGE_OVERTAKEN\x10\x04\x12\x1c\n\x18PAYMENT_CAUSE_CARD_COUNT\x10\x05\x12\x1c\n\x18PAYMENT_CAUSE_ALL_EIGHTS\x10\x06\x12\x1f\n\x1bPAYMENT_CAUSE_DOUBLE_EIGHTS\x10\x07\x12\x1a\n\x16PAYMENT_CAUSE_DROP_FEE\x10\x08\x12!\n\x1dPAYMENT_CAUSE_DROP_FEES_TAKEN\x10\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19hanafuda/v1/scoring.proto\x12\x0bhanafuda.v1\x1a\x17hanafuda/v1/cards.proto\x1a\x17hanafuda/v1/rules.proto\"\\\n\tYakuScore\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\'\n\x05\x63\x61rds\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x05\x63\x61rds\x12\x16\n\x06points\x18\x03 \x01(\rR\x06points\"s\n\nMultiplier\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06\x66\x61\x63tor\x18\x02 \x01(\rR\x06\x66\x61\x63tor\x12!\n\x0c\x61\x64\x64\x65\x64_points\x18\x03 \x01(\rR\x0b\x61\x64\x64\x65\x64Points\x12\x16\n\x06result\x18\x04 \x01(\rR\x06result\"\xa3\x01\n\x0eScoreBreakdown\x12*\n\x04yaku\x18\x01 \x03(\x0b\x32\x16.hanafuda.v1.YakuScoreR\x04yaku\x12\x12\n\x04\x62\x61se\x18\x02 \x01(\rR\x04\x62\x61se\x12\x39\n\x0bmultipliers\x18\x03 \x03(\x0b\x32\x17.hanafuda.v1.MultiplierR\x0bmultipliers\x12\x16\n\x06points\x18\x04 \x01(\rR\x06points\"W\n\x06Teyaku\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05value\x18\x02 \x01(\rR\x05value\x12\'\n\x05\x63\x61rds\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x05\x63\x61rds\"Y\n\x08\x44\x65kiyaku\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05value\x18\x02 \x01(\rR\x05value\x12\'\n\x05\x63\x61rds\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x05\x63\x61rds\"\xdb\x01\n\x07Payment\x12 \n\tfrom_seat\x18\x01 \x01(\rH\x00R\x08\x66romSeat\x88\x01\x01\x12\x1c\n\x07to_seat\x18\x02 \x01(\rH\x01R\x06toSeat\x88\x01\x01\x12#\n\ramount_halves\x18\x03 \x01(\x03R\x0c\x61mountHalves\x12/\n\x05\x63\x61use\x18\x04 \x01(\x0e\x32\x19.hanafuda.v1.PaymentCauseR\x05\x63\x61use\x12 \n\x0b\x63ombination\x18\x05 \x01(\tR\x0b\x63ombinationB\x0c\n\n_from_seatB\n\n\x08_to_seat\"U\n\tCardCount\x12\x12\n\x04seat\x18\x01 \x01(\rR\x04seat\x12\x14\n\x05\x63ount\x18\x02 \x01(\rR\x05\x63ount\x12\x1e\n\ndifference\x18\x03 \x01(\x11R\ndifference\"i\n\rCaptureOption\x12)\n\x06target\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.CardR\x06target\x12-\n\x08\x63\x61ptured\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x08\x63\x61ptured\"V\n\x0e\x44\x65\x61lCheckMatch\x12,\n\x05\x63heck\x18\x01 \x01(\x0e\x32\x16.hanafuda.v1.DealCheckR\x05\x63heck\x12\x16\n\x06months\x18\x02 \x03(\rR\x06months*\xc0\x02\n\x0cPaymentCause\x12\x1d\n\x19PAYMENT_CAUSE_UNSPECIFIED\x10\x00\x12\x18\n\x14PAYMENT_CAUSE_TEYAKU\x10\x01\x12\x1a\n\x16PAYMENT_CAUSE_DEKIYAKU\x10\x02\x12\x1d\n\x19PAYMENT_CAUSE_SAGE_REFUND\x10\x03\x12 \n\x1cPAYMENT_CAUSE_SAGE_OVERTAKEN\x10\x04\x12\x1c\n\x18PAYMENT_CAUSE_CARD_COUNT\x10\x05\x12\x1c\n\x18PAYMENT_CAUSE_ALL_EIGHTS\x10\x06\x12\x1f\n\x1bPAYMENT_CAUSE_DOUBLE_EIGHTS\x10\x07\x12\x1a\n\x16PAYMENT_CAUSE_DROP_FEE\x10\x08\x12!\n\x1dPAYMENT_CAUSE_DROP_FEES_TAKEN\x10\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hanafuda.v1.scoring_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PAYMENTCAUSE']._serialized_start=921
-  _globals['_PAYMENTCAUSE']._serialized_end=1241
+  _globals['_PAYMENTCAUSE']._serialized_start=1154
+  _globals['_PAYMENTCAUSE']._serialized_end=1474
   _globals['_YAKUSCORE']._serialized_start=92
-  _globals['_YAKUSCORE']._serialized_end=165
-  _globals['_MULTIPLIER']._serialized_start=167
-  _globals['_MULTIPLIER']._serialized_end=247
-  _globals['_SCOREBREAKDOWN']._serialized_start=250
-  _globals['_SCOREBREAKDOWN']._serialized_end=380
-  _globals['_TEYAKU']._serialized_start=382
-  _globals['_TEYAKU']._serialized_end=451
-  _globals['_DEKIYAKU']._serialized_start=453
-  _globals['_DEKIYAKU']._serialized_end=524
-  _globals['_PAYMENT']._serialized_start=527
-  _globals['_PAYMENT']._serialized_end=694
-  _globals['_CARDCOUNT']._serialized_start=696
-  _globals['_CARDCOUNT']._serialized_end=756
-  _globals['_CAPTUREOPTION']._serialized_start=758
-  _globals['_CAPTUREOPTION']._serialized_end=845
-  _globals['_DEALCHECKMATCH']._serialized_start=847
-  _globals['_DEALCHECKMATCH']._serialized_end=918
+  _globals['_YAKUSCORE']._serialized_end=184
+  _globals['_MULTIPLIER']._serialized_start=186
+  _globals['_MULTIPLIER']._serialized_end=301
+  _globals['_SCOREBREAKDOWN']._serialized_start=304
+  _globals['_SCOREBREAKDOWN']._serialized_end=467
+  _globals['_TEYAKU']._serialized_start=469
+  _globals['_TEYAKU']._serialized_end=556
+  _globals['_DEKIYAKU']._serialized_start=558
+  _globals['_DEKIYAKU']._serialized_end=647
+  _globals['_PAYMENT']._serialized_start=650
+  _globals['_PAYMENT']._serialized_end=869
+  _globals['_CARDCOUNT']._serialized_start=871
+  _globals['_CARDCOUNT']._serialized_end=956
+  _globals['_CAPTUREOPTION']._serialized_start=958
+  _globals['_CAPTUREOPTION']._serialized_end=1063
+  _globals['_DEALCHECKMATCH']._serialized_start=1065
+  _globals['_DEALCHECKMATCH']._serialized_end=1151
 # @@protoc_insertion_point(module_scope)
