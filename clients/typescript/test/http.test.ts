@@ -1,0 +1,141 @@
+/** The HTTP/JSON client against a real referee: whole games of both kinds, rules methods, refusals. */
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Card, Code, GameKind, MoveKind, Reason, RefereeClient, RefereeError } from "../src/index.js";
+import { playToEnd, seeded } from "./play.js";
+import { Referee } from "./referee.js";
+
+let referee: Referee;
+
+before(async () => {
+  referee = await Referee.start();
+});
+
+after(async () => {
+  await referee.stop();
+});
+
+test("plays a whole Koi-Koi game over HTTP", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const created = await client.createGame({
+    kind: GameKind.KOI_KOI,
+    preset: "nintendo",
+    players: ["ann", "bob"],
+    overrides: { case: "koiKoi", value: { rounds: 2 } },
+  });
+  assert.equal(created.playerTokens.length, 2);
+  assert.equal(created.view?.kind, GameKind.KOI_KOI);
+  assert.deepEqual(created.view?.hand, [], "creation answers with a spectator's view");
+  const { final, moves } = await playToEnd(client, created.game, created.playerTokens, seeded(1));
+  assert.ok(moves > 10);
+  assert.equal(final.gameResult?.scores.length, 2);
+  assert.equal(final.results.length >= 1, true);
+  const log = await client.getGameLog({ game: created.game });
+  assert.ok(log.seed !== undefined, "a finished game's log shows its seed");
+  assert.ok(log.deals.length >= 1);
+});
+
+test("plays a whole Hachi-Hachi game over HTTP", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const created = await client.createGame({
+    kind: GameKind.HACHI_HACHI,
+    players: ["ann", "bob", "cy"],
+    overrides: { case: "hachiHachi", value: { rounds: 3 } },
+  });
+  assert.equal(created.playerTokens.length, 3);
+  const { final, moves } = await playToEnd(client, created.game, created.playerTokens, seeded(2));
+  assert.equal(final.results.length, 3, "three rounds played");
+  assert.ok(moves > 3 * 3);
+  const balances = final.gameResult?.balancesHalves ?? [];
+  assert.equal(balances.length, 3);
+  assert.equal(
+    balances.reduce((sum, each) => sum + each, 0n),
+    0n,
+    "Hachi-Hachi balances sum to zero",
+  );
+});
+
+test("a seat's token set on the client acts as that seat", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const { game, playerTokens } = await client.createGame({ kind: GameKind.KOI_KOI, players: ["a", "b"] });
+  const seat1 = client.withToken(playerTokens[1] ?? "");
+  assert.equal((await seat1.getGame({ game })).view?.viewerSeat, 1);
+  assert.equal((await seat1.getGame({ game }, { token: "" })).view?.viewerSeat, undefined);
+});
+
+test("stateless rules methods: GET with a query parameter, POST with a body", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const koikoi = await client.listPresets({ kind: GameKind.KOI_KOI });
+  assert.ok(koikoi.presets.length > 1);
+  assert.ok(koikoi.presets.every((preset) => preset.kind === GameKind.KOI_KOI));
+  const all = await client.listPresets({});
+  assert.ok(all.presets.length > koikoi.presets.length);
+  const score = await client.scoreKoiKoi({
+    captured: [Card.PINE_CRANE, Card.CHERRY_CURTAIN, Card.SUSUKI_MOON],
+    roundMonth: 1,
+  });
+  assert.ok((score.score?.points ?? 0) > 0, "sanko scores");
+  const captures = await client.listCaptures({ card: Card.PINE_PLAIN_1, field: [Card.PINE_CRANE, Card.PINE_PLAIN_2] });
+  assert.equal(captures.options.length, 2, "two matches: one option per target");
+});
+
+test("a refusal is a RefereeError with its reason, status and request id", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const { game, playerTokens, view } = await client.createGame({ kind: GameKind.KOI_KOI, players: ["a", "b"] });
+  const turn = view?.turn ?? 0;
+  const token = playerTokens[turn] ?? "";
+  const own = (await client.getGame({ game }, { token })).view;
+  const notInHand = Object.values(Card).find(
+    (card): card is Card => typeof card === "number" && card !== Card.UNSPECIFIED && !own?.hand.includes(card),
+  );
+  const refused = await client
+    .submitMove({ game, move: { kind: MoveKind.PLAY, card: notInHand } }, { token, requestId: "ts-sdk-test-1" })
+    .then(
+      () => assert.fail("the move was accepted"),
+      (error: unknown) => error,
+    );
+  assert.ok(refused instanceof RefereeError);
+  assert.equal(refused.reason, Reason.CARD_NOT_IN_HAND);
+  assert.equal(refused.reasonName, "CARD_NOT_IN_HAND");
+  assert.equal(refused.code, Code.FailedPrecondition);
+  assert.equal(refused.httpStatus, 409);
+  assert.equal(refused.requestId, "ts-sdk-test-1");
+  assert.equal(refused.transport, "http");
+  assert.equal(refused.temporary, false);
+
+  const stale = await client
+    .submitMove({ game, move: own?.legalMoves[0] ?? {}, expectedVersion: 999n }, { token })
+    .catch((error: unknown) => error);
+  assert.ok(stale instanceof RefereeError);
+  assert.equal(stale.reason, Reason.STALE_VERSION);
+  assert.equal(stale.code, Code.Aborted);
+  assert.equal(stale.metadata["current_version"], String(own?.version));
+  assert.match(stale.requestId ?? "", /\S/, "the referee's own request id comes back");
+
+  const missing = await client.getGame({ game: "no-such-game" }).catch((error: unknown) => error);
+  assert.ok(missing instanceof RefereeError);
+  assert.equal(missing.reason, Reason.UNKNOWN_GAME);
+  assert.equal(missing.httpStatus, 404);
+
+  const stranger = await client.getGame({ game }, { token: "not-a-token" }).catch((error: unknown) => error);
+  assert.ok(stranger instanceof RefereeError);
+  assert.equal(stranger.reason, Reason.BAD_TOKEN);
+  assert.equal(stranger.code, Code.Unauthenticated);
+});
+
+test("an unreachable referee is a temporary RefereeError", async () => {
+  const client = new RefereeClient({ baseUrl: "http://127.0.0.1:9" });
+  const error = await client.listPresets({}).catch((caught: unknown) => caught);
+  assert.ok(error instanceof RefereeError);
+  assert.equal(error.code, Code.Unavailable);
+  assert.equal(error.reasonName, "");
+  assert.equal(error.temporary, true);
+});
+
+test("a cancelled call rejects with the signal's reason", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const controller = new AbortController();
+  controller.abort(new Error("changed my mind"));
+  await assert.rejects(client.listPresets({}, { signal: controller.signal }), /changed my mind/);
+});
