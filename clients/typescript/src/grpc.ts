@@ -21,7 +21,7 @@ import { ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details
 import { RefereeService } from "./gen/hanafuda/v1/service_pb.js";
 import { newRequestId } from "./methods.js";
 import type { CallOptions, RefereeMethods } from "./methods.js";
-import { resolveWatchOptions, sleep } from "./watch.js";
+import { resolveWatchOptions, resumeFields, sleep, versionOf } from "./watch.js";
 import type { ResolvedWatchOptions, WatchOptions } from "./watch.js";
 
 export { RefereeError } from "./errors.js";
@@ -125,16 +125,14 @@ export class RefereeGrpcClient {
       let failure: RefereeError;
       try {
         for await (const item of open(resumed, requestId)) {
-          if (resume !== undefined) {
-            const version = (item as Record<string, unknown>)[resume.version];
-            if (typeof version === "bigint") {
-              if (last !== undefined && version <= last) {
-                continue;
-              }
-              last = version;
-              // Every item after the last one delivered, as a new request would ask for them.
-              resumed = { ...(request as object), [resume.from]: version } as MessageInitShape<DescMessage>;
+          const version = versionOf(item, resume);
+          if (version !== undefined && resume !== undefined) {
+            if (last !== undefined && version <= last) {
+              continue;
             }
+            last = version;
+            // Every item after the last one delivered, as a new request would ask for them.
+            resumed = { ...(request as object), [resume.from]: version } as MessageInitShape<DescMessage>;
           }
           failures = 0;
           yield item;
@@ -156,16 +154,6 @@ export class RefereeGrpcClient {
 }
 
 type Message = MessageShape<DescMessage>;
-
-/**
- * How a stream resumes, as the contract words it for `WatchGame`: the request's `from_version`
- * set to the last item's `version` (the fields' local names); undefined for a stream without them.
- */
-function resumeFields(method: DescMethod): { from: string; version: string } | undefined {
-  const from = method.input.fields.find((field) => field.name === "from_version");
-  const version = method.output.fields.find((field) => field.name === "version");
-  return from && version ? { from: from.localName, version: version.localName } : undefined;
-}
 
 const BROKEN: readonly Code[] = [Code.Aborted, Code.Canceled, Code.Internal, Code.Unknown, Code.Unavailable];
 

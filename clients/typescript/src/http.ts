@@ -22,7 +22,8 @@ import { RefereeService } from "./gen/hanafuda/v1/service_pb.js";
 import type { CallOptions, RefereeMethods } from "./methods.js";
 import { requestParts, routeOf, type HttpRoute } from "./routes.js";
 import { readEvents } from "./sse.js";
-import { resolveWatchOptions, sleep, type ResolvedWatchOptions, type WatchOptions } from "./watch.js";
+import { resolveWatchOptions, resumeFields, sleep, versionOf } from "./watch.js";
+import type { ResolvedWatchOptions, WatchOptions } from "./watch.js";
 
 /** Options of a {@link RefereeClient}. */
 export interface RefereeClientOptions {
@@ -141,7 +142,10 @@ export class RefereeClient {
     const { path, body } = requestParts(route, request);
     const { retries, retryDelayMs, idleTimeoutMs } = this.watchOptions;
     const signal = call?.signal;
+    const resume = resumeFields(route.method);
+    // The SSE id of the last item delivered (the referee's are the versions), and its version.
     let lastId = "";
+    let last: bigint | undefined;
     let failures = 0;
     while (true) {
       signal?.throwIfAborted();
@@ -178,11 +182,16 @@ export class RefereeClient {
           if (event.event === "error") {
             throw errorFromEvent(event.data, requestId);
           }
-          if (event.event !== "message" || repeats(event.id, lastId)) {
+          if (event.event !== "message") {
             continue;
           }
           const item = parseResponse(route, event.data, response.headers);
-          lastId = event.id;
+          const version = versionOf(item, resume);
+          if (version !== undefined && last !== undefined && version <= last) {
+            continue; // delivered already
+          }
+          last = version ?? last;
+          lastId = event.id || (version === undefined ? lastId : String(version));
           failures = 0;
           yield item;
         }
@@ -213,17 +222,6 @@ export class RefereeClient {
       await sleep(wait, signal);
     }
   }
-}
-
-/**
- * Whether an event's id says it was delivered already: ids are the game versions the items
- * reach, so an id not above the last one is a repeat.
- */
-function repeats(id: string, lastId: string): boolean {
-  if (lastId === "" || !/^\d+$/.test(id) || !/^\d+$/.test(lastId)) {
-    return false;
-  }
-  return BigInt(id) <= BigInt(lastId);
 }
 
 function parseResponse(route: HttpRoute, text: string, headers: Headers): MessageShape<DescMethod["output"]> {

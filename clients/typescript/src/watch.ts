@@ -6,6 +6,8 @@
  * attempts in a row.
  */
 
+import type { DescMethod } from "@bufbuild/protobuf";
+
 /** Options of a watch's resumption. */
 export interface WatchOptions {
   /** Failed attempts in a row before giving up (an item delivered resets the count). Default 10. */
@@ -56,4 +58,31 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The fields a stream resumes by (their local names in the generated types). */
+export interface ResumeFields {
+  /** The request field that asks for every item after a version (`fromVersion`). */
+  readonly from: string;
+  /** The item field that holds the version it reaches (`version`). */
+  readonly version: string;
+}
+
+/**
+ * How a stream resumes, as the contract words it for `WatchGame`: the request's `from_version`
+ * set to the last item's `version`. Undefined for a stream without those fields.
+ */
+export function resumeFields(method: DescMethod): ResumeFields | undefined {
+  const from = method.input.fields.find((field) => field.name === "from_version");
+  const version = method.output.fields.find((field) => field.name === "version");
+  return from && version ? { from: from.localName, version: version.localName } : undefined;
+}
+
+/** The version an item reaches, if its stream has one. */
+export function versionOf(item: object, fields: ResumeFields | undefined): bigint | undefined {
+  if (fields === undefined) {
+    return undefined;
+  }
+  const version = (item as Record<string, unknown>)[fields.version];
+  return typeof version === "bigint" ? version : undefined;
 }

@@ -54,13 +54,18 @@ export class Proxy {
     return proxy;
   }
 
+  /** The connections open through the proxy now. */
+  get open(): number {
+    return this.sockets.size / 2;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
 
   /** Cuts every open connection (a reset, as a network failure shows it); how many were open. */
   drop(): number {
-    const open = this.sockets.size / 2;
+    const open = this.open;
     for (const socket of this.sockets) {
       socket.resetAndDestroy();
     }
