@@ -175,7 +175,10 @@ export class RefereeClient {
           throw errorFromHttp(response.status, await response.text(), response.headers);
         }
         const requestId = response.headers.get("x-request-id") ?? undefined;
-        for await (const event of readEvents(response.body, alive)) {
+        for await (const event of readEvents(response.body, alive, connection.signal)) {
+          if (connection.signal.aborted) {
+            break; // events parsed before it were not delivered yet: none is now
+          }
           if (event.event === "end") {
             return;
           }
@@ -193,10 +196,16 @@ export class RefereeClient {
           last = version ?? last;
           lastId = event.id || (version === undefined ? lastId : String(version));
           failures = 0;
+          // A slow consumer is not a quiet connection: the clock stops while the item is handled.
+          clearTimeout(idle);
           yield item;
+          alive();
         }
+        signal?.throwIfAborted();
         failure = new RefereeError({
-          message: "the event stream ended before its end event",
+          message: connection.signal.aborted
+            ? `the event stream was given up: ${String(connection.signal.reason)}`
+            : "the event stream ended before its end event",
           code: Code.Unavailable,
           reasonName: "",
           transport: "http",

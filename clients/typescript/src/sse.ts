@@ -19,16 +19,26 @@ export interface SseEvent {
 
 /**
  * The events of a stream, in order. `onBytes` is called whenever bytes arrive, comments
- * included (a liveness signal for idle timeouts). The stream's reader is released when the
- * iteration stops, early or not.
+ * included (a liveness signal for idle timeouts). When `signal` aborts, the stream is cancelled
+ * and the events end; the stream is cancelled too when the iteration stops, early or not.
  */
 export async function* readEvents(
   body: ReadableStream<Uint8Array>,
   onBytes: () => void = () => {},
+  signal?: AbortSignal,
 ): AsyncGenerator<SseEvent, void, undefined> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();
+  // Cancelled here rather than through the fetch's own signal: Node 20's fetch, aborted once the
+  // whole body has arrived but before it is read, leaves a pending read() unanswered for ever.
+  const cancel = () => {
+    reader.cancel(signal?.reason).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  if (signal?.aborted) {
+    cancel();
+  }
   try {
     while (true) {
       const { done, value } = await reader.read();
@@ -40,6 +50,7 @@ export async function* readEvents(
       yield* parser.push(decoder.decode(value, { stream: true }));
     }
   } finally {
+    signal?.removeEventListener("abort", cancel);
     reader.cancel().catch(() => {});
     reader.releaseLock();
   }

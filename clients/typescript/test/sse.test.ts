@@ -167,3 +167,47 @@ test("an answer that is not the referee's JSON is a RefereeError with the HTTP s
     await fake.stop();
   }
 });
+
+test("a consumer slower than the idle timeout does not cost a reconnection", async () => {
+  const fake = await fakeReferee((_request, response) => {
+    response.writeHead(200, SSE);
+    response.write('id: 1\ndata: {"version":"1"}\n\n');
+    setTimeout(() => response.end('id: 2\ndata: {"version":"2"}\n\nevent: end\ndata: {}\n\n'), 100);
+  });
+  try {
+    const client = new RefereeClient({ baseUrl: fake.url, watch: { idleTimeoutMs: 200 } });
+    const versions: bigint[] = [];
+    for await (const item of client.watchGame({ game: "g6" })) {
+      versions.push(item.version);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    assert.deepEqual(versions, [1n, 2n]);
+    assert.equal(fake.lastEventIds.length, 1, "one connection");
+  } finally {
+    await fake.stop();
+  }
+});
+
+test("a watch aborted while its consumer handles an item ends with the signal's reason", async () => {
+  const fake = await fakeReferee((_request, response) => {
+    response.writeHead(200, SSE);
+    // The whole stream arrives at once, and stays unread while the item is handled.
+    response.end('id: 1\ndata: {"version":"1"}\n\nid: 2\ndata: {"version":"2"}\n\nevent: end\ndata: {}\n\n');
+  });
+  try {
+    const client = new RefereeClient({ baseUrl: fake.url });
+    const controller = new AbortController();
+    const versions: bigint[] = [];
+    const outcome = await (async () => {
+      for await (const item of client.watchGame({ game: "g7" }, { signal: controller.signal })) {
+        versions.push(item.version);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        controller.abort(new Error("stop watching"));
+      }
+    })().catch((caught: unknown) => caught);
+    assert.deepEqual(versions, [1n]);
+    assert.ok(outcome instanceof Error && outcome.message === "stop watching", String(outcome));
+  } finally {
+    await fake.stop();
+  }
+});
