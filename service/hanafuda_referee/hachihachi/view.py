@@ -78,6 +78,9 @@ class HachiHachiView(NamedTuple):
     legal_moves: tuple[Move, ...]
     results: tuple[RoundResult, ...]
     winner: int | None
+    #: The points (before the multiplier) each other player paid at the round's first dekiyaku
+    #: payment, 0 before it: an overtaken sage caller refunds half of them to each.
+    first_points: int
 
 
 def _participation(state: HachiHachiState, seat: int) -> Participation:
@@ -128,4 +131,5 @@ def view(state: HachiHachiState, seat: int | None) -> HachiHachiView:
         legal_moves=tuple(legal_moves(state, seat)) if own else (),
         results=state.results,
         winner=state.winner if over else None,
+        first_points=state.first_points,
     )

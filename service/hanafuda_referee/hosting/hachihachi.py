@@ -656,6 +656,9 @@ class HachiHachiAdapter:
             "field_multiplier": seen.multiplier,
             "table_halves": seen.table,
             "results": written.results(seen.results),
+            "floor_multiplier": seen.floor,
+            "dealt_field": card_list(seen.dealt_field),
+            "first_dekiyaku_points": seen.first_points,
         }
         if over:
             values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)

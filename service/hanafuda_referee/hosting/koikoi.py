@@ -215,6 +215,7 @@ class _WrittenParts(WrittenParts[W]):
             "participation": game_pb2.PARTICIPATION_JOINED,
             "yaku": yaku,
             "yaku_points": yaku_points,
+            "wild_month": info.wild,
         }
         return self.form.compose(_SEAT_INFO, values)
 
@@ -655,6 +656,8 @@ class KoiKoiAdapter:
             "stock_size": seen.stock_size,
             "legal_moves": form.list([written.move(m) for m in seen.legal_moves]),
             "results": written.results(seen.results),
+            "turn_start_points": seen.turn_points,
+            "willow_seen": seen.willow_seen,
         }
         if over:
             values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)

@@ -1,6 +1,8 @@
 """What one seat (or a spectator) may know of a Koi-Koi game.
 
 A view holds this seat's hand and nothing of the other hand but its size, nor the stock order.
+It holds everything else a player of the seat knows, having watched the round: enough for a bot
+(:mod:`hanafuda_referee.bots`) to rebuild every state the hidden cards could make.
 
 >>> from hanafuda_referee.koikoi.game import new_game
 >>> from hanafuda_referee.koikoi.rules import KoiKoiRules
@@ -29,6 +31,9 @@ class SeatInfo(NamedTuple):
     captured: int
     koikoi_calls: int
     hand_size: int
+    #: With a wild lightning (``lightning_wild``): the month of the card the seat's lightning
+    #: took this round, whose field cards it also takes when the round ends; 0 when none.
+    wild: int
 
 
 class KoiKoiView(NamedTuple):
@@ -50,6 +55,15 @@ class KoiKoiView(NamedTuple):
     legal_moves: tuple[Move, ...]
     results: tuple[RoundResult, ...]
     winner: int | None
+    #: The last seat to call koi-koi this round, -1 when nobody has (it wins an exhaustion under
+    #: ``last-koikoi-wins``).
+    last_caller: int
+    #: The yaku points of the seat to act when its turn began: the turn's yaku check asks
+    #: koi-koi or stop only when its points rise above them.
+    turn_points: int
+    #: Whether a willow has been played or drawn this round (a ``before-november`` lightning is
+    #: wild only until then).
+    willow_seen: bool
 
 
 def view(state: KoiKoiState, seat: int | None) -> KoiKoiView:
@@ -58,7 +72,14 @@ def view(state: KoiKoiState, seat: int | None) -> KoiKoiView:
 
     over = state.phase is Phase.OVER
     seats = tuple(
-        SeatInfo(s, state.scores[s], state.captured[s], state.calls[s], state.hands[s].bit_count())
+        SeatInfo(
+            s,
+            state.scores[s],
+            state.captured[s],
+            state.calls[s],
+            state.hands[s].bit_count(),
+            state.wild[s],
+        )
         for s in (0, 1)
     )
     drawn = state.drawn if state.phase is Phase.DRAWN_TARGET else 0
@@ -79,4 +100,7 @@ def view(state: KoiKoiState, seat: int | None) -> KoiKoiView:
         legal_moves=tuple(legal_moves(state, seat)) if seat is not None else (),
         results=state.results,
         winner=state.winner if over else None,
+        last_caller=state.last_caller,
+        turn_points=state.turn_points,
+        willow_seen=state.willow_seen,
     )

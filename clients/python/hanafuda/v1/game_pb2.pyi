@@ -242,6 +242,7 @@ class SeatInfo(_message.Message):
     TEYAKU_FIELD_NUMBER: _builtins.int
     DEKIYAKU_FIELD_NUMBER: _builtins.int
     SAGE_FIELD_NUMBER: _builtins.int
+    WILD_MONTH_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number: 0 and 1 in Koi-Koi, 0 to 5 in Hachi-Hachi."""
     name: _builtins.str
@@ -264,6 +265,11 @@ class SeatInfo(_message.Message):
     """Koi-Koi: the seat's yaku points now (before multipliers)."""
     sage: _builtins.bool
     """Hachi-Hachi: the seat called sage this round and the round goes on."""
+    wild_month: _builtins.int
+    """Koi-Koi with `lightning_wild`: the month of the field card the seat's lightning took as a
+    wild card this round; the seat also takes that month's cards left on the field when the round
+    ends. 0 when none.
+    """
     @_builtins.property
     def captured(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Card.ValueType]:
         """The cards the seat has captured this round, in card order."""
@@ -296,10 +302,11 @@ class SeatInfo(_message.Message):
         teyaku: _scoring_pb2.Teyaku | None = ...,
         dekiyaku: _abc.Iterable[_scoring_pb2.Dekiyaku] | None = ...,
         sage: _builtins.bool = ...,
+        wild_month: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["teyaku", b"teyaku"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["balance_halves", b"balance_halves", "captured", b"captured", "dekiyaku", b"dekiyaku", "hand_size", b"hand_size", "koikoi_calls", b"koikoi_calls", "name", b"name", "participation", b"participation", "sage", b"sage", "score", b"score", "seat", b"seat", "teyaku", b"teyaku", "yaku", b"yaku", "yaku_points", b"yaku_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["balance_halves", b"balance_halves", "captured", b"captured", "dekiyaku", b"dekiyaku", "hand_size", b"hand_size", "koikoi_calls", b"koikoi_calls", "name", b"name", "participation", b"participation", "sage", b"sage", "score", b"score", "seat", b"seat", "teyaku", b"teyaku", "wild_month", b"wild_month", "yaku", b"yaku", "yaku_points", b"yaku_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -459,6 +466,11 @@ class GameView(_message.Message):
     LAST_KOIKOI_CALLER_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     GAME_RESULT_FIELD_NUMBER: _builtins.int
+    TURN_START_POINTS_FIELD_NUMBER: _builtins.int
+    WILLOW_SEEN_FIELD_NUMBER: _builtins.int
+    FLOOR_MULTIPLIER_FIELD_NUMBER: _builtins.int
+    DEALT_FIELD_FIELD_NUMBER: _builtins.int
+    FIRST_DEKIYAKU_POINTS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game id."""
     kind: _rules_pb2.GameKind.ValueType
@@ -485,6 +497,22 @@ class GameView(_message.Message):
     """Hachi-Hachi: the drop fees on the table this round, in half points."""
     last_koikoi_caller: _builtins.int
     """Koi-Koi: the last seat to call koi-koi this round; unset when nobody has."""
+    turn_start_points: _builtins.int
+    """Koi-Koi: the yaku points the seat on turn had when its turn began: its yaku check this turn
+    asks it koi-koi or stop only if its points rise above them.
+    """
+    willow_seen: _builtins.bool
+    """Koi-Koi: a willow card has been played or drawn this round (under `lightning_wild`
+    `LIGHTNING_WILD_BEFORE_NOVEMBER`, the lightning is wild only until then).
+    """
+    floor_multiplier: _builtins.int
+    """Hachi-Hachi: the least field multiplier carried into this round from the round before (1, 2
+    or 4). 0 in Koi-Koi.
+    """
+    first_dekiyaku_points: _builtins.int
+    """Hachi-Hachi: the points (before the multiplier) each other player paid at this round's first
+    dekiyaku payment, 0 before it; a sage caller who is overtaken refunds half of them to each.
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.Rules:
         """The resolved rule set."""
@@ -519,6 +547,12 @@ class GameView(_message.Message):
     def game_result(self) -> Global___GameResult:
         """The game's result, set once `status` is `GAME_STATUS_OVER`."""
 
+    @_builtins.property
+    def dealt_field(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Card.ValueType]:
+        """Hachi-Hachi: the six cards dealt face up this round, in card order: they set its multiplier
+        and the floor of the next round. Empty in Koi-Koi.
+        """
+
     def __init__(
         self,
         *,
@@ -543,10 +577,15 @@ class GameView(_message.Message):
         last_koikoi_caller: _builtins.int | None = ...,
         results: _abc.Iterable[Global___RoundResult] | None = ...,
         game_result: Global___GameResult | None = ...,
+        turn_start_points: _builtins.int = ...,
+        willow_seen: _builtins.bool = ...,
+        floor_multiplier: _builtins.int = ...,
+        dealt_field: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
+        first_dekiyaku_points: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "game_result", b"game_result", "last_koikoi_caller", b"last_koikoi_caller", "rules", b"rules", "turn", b"turn", "viewer_seat", b"viewer_seat", "waiting", b"waiting"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "dealer", b"dealer", "field", b"field", "field_multiplier", b"field_multiplier", "game", b"game", "game_result", b"game_result", "hand", b"hand", "kind", b"kind", "last_koikoi_caller", b"last_koikoi_caller", "legal_moves", b"legal_moves", "results", b"results", "round", b"round", "round_month", b"round_month", "rules", b"rules", "seats", b"seats", "status", b"status", "stock_size", b"stock_size", "table_halves", b"table_halves", "turn", b"turn", "version", b"version", "viewer_seat", b"viewer_seat", "waiting", b"waiting"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "dealer", b"dealer", "dealt_field", b"dealt_field", "field", b"field", "field_multiplier", b"field_multiplier", "first_dekiyaku_points", b"first_dekiyaku_points", "floor_multiplier", b"floor_multiplier", "game", b"game", "game_result", b"game_result", "hand", b"hand", "kind", b"kind", "last_koikoi_caller", b"last_koikoi_caller", "legal_moves", b"legal_moves", "results", b"results", "round", b"round", "round_month", b"round_month", "rules", b"rules", "seats", b"seats", "status", b"status", "stock_size", b"stock_size", "table_halves", b"table_halves", "turn", b"turn", "turn_start_points", b"turn_start_points", "version", b"version", "viewer_seat", b"viewer_seat", "waiting", b"waiting", "willow_seen", b"willow_seen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_koikoi_caller: _TypeAlias = _typing.Literal["last_koikoi_caller"]  # noqa: Y015
     _WhichOneofArgType__last_koikoi_caller: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller"]  # noqa: Y015
