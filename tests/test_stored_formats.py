@@ -2,9 +2,10 @@
 take the same room whatever they hold.
 
 The bytes below were written by the encoders before hands came to be stored at a fixed width
-(Koi-Koi format 1, Hachi-Hachi formats 1 and 2, varint hands); a game in Redis across an upgrade
-is read from them, and written again in the current format at its next move. Its log keeps its
-deals as they were logged (``ROUND_DEALT``, varint hands) and is read as it is.
+(Koi-Koi format 1, Hachi-Hachi formats 1 and 2, varint hands), and before the finished rounds
+came with their length (Koi-Koi format 2, Hachi-Hachi formats 3 and 4); a game in Redis across
+an upgrade is read from them, and written again in the current format at its next move. Its log
+keeps its deals as they were logged (``ROUND_DEALT``, varint hands) and is read as it is.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def dropping_state() -> HachiHachiState:
 
 
 def after_drops_state() -> HachiHachiState:
-    """A prepared deal with a stock after drops (Hachi-Hachi format 2, now 4)."""
+    """A prepared deal with a stock after drops (Hachi-Hachi format 2, then 4, now 6)."""
     dealt = shuffled_deal(21, 0, 4, 7, 6)
     prepared = dealt._replace(stock_after_drops=tuple(reversed(dealt.hands[1] + dealt.stock)))
     rules = HachiHachiRules.from_preset("fudawiki", {})
@@ -75,7 +76,16 @@ EARLIER = [
         "a08030a090a280c4880118261b050b232a1703300412182b250d161a2d112c012728200780a880858a0380"
         "8385500000000000000001",
         1,
+        3,
+    ),
+    (
+        koikoi_state,
+        koikoi_codec,
+        "02086675646177696b690c7b22726f756e6473223a337d0500010100000000010104020010000200004000"
+        "100002c00000a090a280c4880118261b050b232a1703300412182b250d161a2d112c012728200780a88085"
+        "8a03808385500000000000000001",
         2,
+        3,
     ),
     (
         hachihachi_state,
@@ -84,7 +94,7 @@ EARLIER = [
         "a0128c18000080a08081800ca082808c80800600008080848080c0488080e0800c000082c582c090a12015"
         "2b0b0a171f091801282a2e1c1a1104120e1622191d0900000000",
         1,
-        3,
+        5,
     ),
     (
         dropping_state,
@@ -93,7 +103,7 @@ EARLIER = [
         "000000008080848880d430000000c880808086800e0000008088c880390000008480a0b280a04000000090"
         "8481c0800307080b0d2a1701070000000000",
         1,
-        3,
+        5,
     ),
     (
         after_drops_state,
@@ -104,7 +114,27 @@ EARLIER = [
         "00008080a08ba88002000000808181e0858008000000d284c0040e241d0319020c2e0b1130050f282f0000"
         "000000",
         2,
+        6,
+    ),
+    (
+        hachihachi_state,
+        hachi_codec,
+        "03086675646177696b69000c03000101010101a0c0c2808401000000000201070000000000000000000003"
+        "01020040000000920000008c1800000010200060000000a082808c808006000000000100002201008080e0"
+        "800c000082c582c090a120152b0b0a171f091801282a2e1c1a1104120e1622191d0900000000",
+        3,
+        5,
+    ),
+    (
+        after_drops_state,
+        hachi_codec,
+        "04086675646177696b6900150401072a250d27291026070a23082220122c072b1816211f1513072d1b1c1e"
+        "070e1a060117041409060e241d0319020c2e0b1130050f282f152f280f0530110b2e0c0219031d242c1220"
+        "2208230a0101020102d284c0040000000000010200000000000000000000000000200100e0060000000000"
+        "000504000d10000000000000006881020800000000008040005c00200000000000d284c0040e241d031902"
+        "0c2e0b1130050f282f0000000000",
         4,
+        6,
     ),
 ]
 

@@ -33,6 +33,7 @@ class Config:
     key_prefix: str = "hanafuda:"
     game_ttl: float = 24 * 3600.0
     finished_game_ttl: float = 7 * 24 * 3600.0
+    sweep_interval: float = 0.5
     answer_ttl: float = 600.0
     max_games: int = 10_000
     max_request_bytes: int = 1024 * 1024
@@ -152,6 +153,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "key_prefix": ("HANAFUDA_KEY_PREFIX", str),
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
     "finished_game_ttl": ("HANAFUDA_FINISHED_GAME_TTL", float),
+    "sweep_interval": ("HANAFUDA_SWEEP_INTERVAL", float),
     "create_rate": ("HANAFUDA_CREATE_RATE", float),
     "tls_cert": ("HANAFUDA_TLS_CERT", str),
     "tls_key": ("HANAFUDA_TLS_KEY", str),
@@ -233,6 +235,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--key-prefix", "Redis key prefix")
     add("--game-ttl", "seconds an idle game lives", type=float)
     add("--finished-game-ttl", "seconds a finished game stays readable", type=float)
+    add(
+        "--sweep-interval",
+        "seconds between two sweeps of the turn clocks' deadlines (0: no sweeper)",
+        type=float,
+    )
     add("--answer-ttl", "seconds a move's answer is kept for retries", type=float)
     add("--max-games", "games the in-process store holds at once", type=int)
     add("--max-request-bytes", "largest request accepted, in bytes", type=int)

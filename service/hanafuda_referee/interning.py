@@ -32,6 +32,10 @@ class Interner(Generic[K, V]):
         self._values: dict[K, V] = {}
         self._limit = limit
 
+    def get(self, key: K) -> V | None:
+        """The value kept for ``key``, if any."""
+        return self._values.get(key)
+
     def intern(self, key: K, value: V) -> V:
         """The value kept for ``key``; ``value``, kept, when there is none."""
         known = self._values.get(key)

@@ -228,6 +228,19 @@ async def _sample_active_games(referee: Referee) -> None:
         await asyncio.sleep(_GAUGE_PERIOD)
 
 
+async def _sweep_deadlines(referee: Referee, period: float) -> None:
+    """Apply the turn clocks' timeouts nobody asked about, every ``period`` seconds (see
+    :meth:`~hanafuda_referee.hosting.games.HostedGames.sweep`; PLAY.md: a timeout happens
+    within about a second of its deadline when nobody calls)."""
+    while True:
+        try:
+            while await referee.games.sweep() >= 100:
+                pass  # more were due than one sweep takes: go on at once
+        except Exception:  # the next sweep retries; requests apply timeouts themselves too
+            logger.warning("deadline sweep failed", exc_info=True)
+        await asyncio.sleep(period)
+
+
 async def serve(
     config: Config,
     *,
@@ -349,6 +362,12 @@ async def serve(
         )
     gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
     readiness = asyncio.create_task(_follow_readiness(referee, grpc_server), name="readiness")
+    sweeper = asyncio.create_task(
+        _sweep_deadlines(referee, config.sweep_interval)
+        if config.sweep_interval > 0
+        else asyncio.Event().wait(),
+        name="deadlines",
+    )
     settle_garbage_collector()
 
     try:
@@ -361,7 +380,7 @@ async def serve(
         if http_task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(http_task, config.shutdown_grace + 5)
-        for task in (gauge, readiness):
+        for task in (gauge, readiness, sweeper):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

@@ -153,6 +153,15 @@ class Reader:
         self._pos = end
         return values
 
+    def take(self, n: int) -> bytes:
+        """The next ``n`` bytes as they are."""
+        end = self._pos + n
+        if end > len(self._data):
+            raise self._fail()
+        value = self._data[self._pos : end]
+        self._pos = end
+        return bytes(value)
+
     def done(self) -> None:
         """Check that nothing is left over."""
         if self._pos != len(self._data):

@@ -538,7 +538,7 @@ def test_a_state_with_a_stock_after_drops_round_trips_through_the_codec() -> Non
     prepared = _four_seat_deal()
     state, _ = new_game(RULES, seed=4, participants=4, deals=[prepared], first_dealer=0)
     data = encode(state)
-    assert data[0] == 4 and decode(data) == state
+    assert data[0] == 6 and decode(data) == state
     assert decode(data).prepared[0].stock_after_drops == prepared.stock_after_drops
     # Without one, the state keeps the first format.
     plain, _ = new_game(
@@ -548,13 +548,13 @@ def test_a_state_with_a_stock_after_drops_round_trips_through_the_codec() -> Non
         deals=[prepared._replace(stock_after_drops=())],
         first_dealer=0,
     )
-    assert encode(plain)[0] == 3 and decode(encode(plain)) == plain
+    assert encode(plain)[0] == 5 and decode(encode(plain)) == plain
 
 
 def test_the_stored_bytes_of_states_do_not_change() -> None:
     """Stored games are read back by later versions: the encoding of these states is pinned
-    (digests taken when the hands came to be written at a fixed width, formats 3 and 4,
-    2026-11-25; tests/test_stored_formats.py reads the earlier formats)."""
+    (digests taken when the finished rounds came to be written with their length, formats 5
+    and 6, 2026-11-27; tests/test_stored_formats.py reads the earlier formats)."""
     rng = random.Random(4)
     state, _ = new_game(
         HachiHachiRules.from_preset("fudawiki", {"rounds": 3}), seed=99, participants=6
@@ -564,15 +564,15 @@ def test_the_stored_bytes_of_states_do_not_change() -> None:
         state, _ = apply(state, state.turn, rng.choice(legal_moves(state)))
         digest.update(encode(state))
     assert digest.hexdigest() == (
-        "ca6f0db1eadbf0282ab66a703667add6ded4f131562d05a0786810960fa51457"
+        "9a9e6f90a4dcc1cf81848d5c2573e64958ef916d3d6b52373d418c580316979e"
     )
     after_drops, _ = new_game(
         RULES, seed=4, participants=4, deals=[_four_seat_deal()], first_dealer=0
     )
     data = encode(after_drops)
-    assert data[0] == 4
+    assert data[0] == 6
     assert hashlib.sha256(data).hexdigest() == (
-        "3a7d24a0135ffb8d9320207d5f64d7708e25c84175840ca8ce649e5cd94e73fd"
+        "1204e9ca1759766fd9b0563dd86f0b4f8d07f37c173537ed215ea43e4cc24d78"
     )
 
 

@@ -67,9 +67,12 @@ async def test_three_player_game_to_the_end(referee: Referee) -> None:
     assert game_pb2.WAITING_FOR_JOIN_DECISION not in waited
     final = await view_of(referee, game, None)
     assert final.game_result.end == game_pb2.GAME_END_ROUNDS_PLAYED
-    assert len(final.results) == 2
+    assert final.rounds_finished == 2
     assert len(final.game_result.balances_halves) == 3
-    for result in final.results:
+    log = await referee.GetGameLog(service_pb2.GetGameLogRequest(game=game), SPECTATOR)
+    results = [e.round_ended.result for e in log.events if e.HasField("round_ended")]
+    assert len(results) == 2 and final.last_result == results[-1]
+    for result in results:
         assert result.field_multiplier >= 1
         net = [0, 0, 0]
         for p in result.payments:
@@ -78,7 +81,6 @@ async def test_three_player_game_to_the_end(referee: Referee) -> None:
             if p.HasField("to_seat"):
                 net[p.to_seat] += p.amount_halves
         assert sum(net) == 0
-    log = await referee.GetGameLog(service_pb2.GetGameLogRequest(game=game), SPECTATOR)
     kinds = [e.WhichOneof("kind") for e in log.events]
     assert kinds[0] == "game_created" and kinds[-1] == "game_ended"
     assert "round_ended" in kinds and "payment_made" in kinds

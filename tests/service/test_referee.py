@@ -184,7 +184,8 @@ async def test_scripted_game_is_refereed_to_the_end(referee: Referee) -> None:
     assert view.status == game_pb2.GAME_STATUS_OVER and not view.HasField("turn")
     assert view.waiting.kind == game_pb2.WAITING_FOR_NOTHING and not view.legal_moves
     assert [s.score for s in view.seats] == [5, 0]
-    assert view.game_result.winner == 0 and len(view.results) == 1
+    assert view.game_result.winner == 0 and view.rounds_finished == 1
+    assert view.last_result == result
     await refused(submit(referee, game, t1, move(PLAY, 45)), "GAME_OVER")
 
     log = await referee.GetGameLog(service_pb2.GetGameLogRequest(game=game), SPECTATOR)
@@ -707,14 +708,14 @@ async def test_no_seat_ever_sees_the_other_hand(referee: Referee) -> None:
             answer = await submit(referee, game, tokens[actor], rng.choice(list(own.legal_moves)))
             view = answer.view
             hidden = set((await get(referee, game, seat(tokens[other]))).hand)
-            seen = cards_in(answer.view, skip=("results", "rules"))
+            seen = cards_in(answer.view, skip=("last_result", "rules"))
             for event in current_round(answer.events):
                 seen |= cards_in(event)
             assert seen and not hidden & seen, (game_number, hidden & seen)
             spectator = await get(referee, game)
             assert not spectator.hand
             assert not set((await get(referee, game, seat(tokens[actor]))).hand) & cards_in(
-                spectator, skip=("results", "rules")
+                spectator, skip=("last_result", "rules")
             )
             if view.status != game_pb2.GAME_STATUS_OVER:
                 log = await referee.GetGameLog(

@@ -591,6 +591,44 @@ async def test_a_token_bucket_is_shared_and_says_how_long_to_wait(backend: Backe
         assert sorted(keys) == [f"{backend.prefix}rate:client-{c}".encode() for c in "ab"]
 
 
+# -- kept values and the index of deadlines --------------------------------------------------
+
+
+async def test_a_kept_value_is_kept_once_and_shared(backend: Backend) -> None:
+    """The first value under a key stays for the answer time-to-live; a second gets the first
+    back and changes nothing; replicas see the same."""
+    store = backend.open()
+    other = backend.replica(store)
+    assert await store.recall("creation:x") is None
+    assert await store.remember("creation:x", b"first") is None
+    assert await other.remember("creation:x", b"second") == b"first"
+    assert await other.recall("creation:x") == b"first"
+    assert await store.remember("creation:y", b"\x00\xff") is None
+    assert await store.recall("creation:y") == b"\x00\xff"
+
+
+async def test_the_index_of_deadlines(backend: Backend) -> None:
+    """Entries move earlier, never later, on a proposal; come out due in deadline order; and
+    are settled only by the caller that saw them as they are."""
+    store = backend.open()
+    other = backend.replica(store)
+    a, b = "game-a", "game-b"
+    await store.propose_deadline(a, 5_000)
+    await other.propose_deadline(a, 9_000)  # later: ignored
+    await other.propose_deadline(b, 3_000)
+    assert await store.due_deadlines(4_000, 10) == [(b, 3_000)]
+    assert await other.due_deadlines(6_000, 10) == [(b, 3_000), (a, 5_000)]
+    assert await other.due_deadlines(6_000, 1) == [(b, 3_000)]
+    await store.propose_deadline(a, 4_000)  # earlier: moves
+    await store.settle_deadline(a, 5_000, 12_000)  # seen stale: left alone
+    assert await store.due_deadlines(6_000, 10) == [(b, 3_000), (a, 4_000)]
+    await store.settle_deadline(a, 4_000, 12_000)  # later, by the one that looked
+    await store.settle_deadline(b, 3_000, None)  # removed
+    assert await other.due_deadlines(11_999, 10) == []
+    assert await other.due_deadlines(12_000, 10) == [(a, 12_000)]
+    await store.settle_deadline(a, 12_000, None)
+
+
 async def test_the_in_process_store_forgets_buckets_full_again() -> None:
     """Its buckets stay bounded by the clients of the last moments, as Redis expires them."""
     clock = FakeClock()

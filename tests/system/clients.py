@@ -259,14 +259,28 @@ class Client(ABC):
         """``SubmitMove`` of a request built beforehand (to send the very same one again)."""
         return await self.call("SubmitMove", request, service_pb2.SubmitMoveResponse, token=token)
 
-    async def log(self, game: str, token: str | None = None) -> service_pb2.GetGameLogResponse:
-        """``GetGameLog`` as ``token``'s seat, or a spectator."""
-        return await self.call(
-            "GetGameLog",
-            service_pb2.GetGameLogRequest(game=game),
-            service_pb2.GetGameLogResponse,
-            token=token,
-        )
+    async def log(
+        self, game: str, token: str | None = None, *, page_size: int = 0
+    ) -> service_pb2.GetGameLogResponse:
+        """``GetGameLog`` as ``token``'s seat, or a spectator: every page, followed by its
+        ``next_page_token`` and merged into one response (with no token of its own)."""
+        whole = service_pb2.GetGameLogResponse()
+        request = service_pb2.GetGameLogRequest(game=game, page_size=page_size)
+        while True:
+            page = await self.log_page(request, token)
+            whole.events.extend(page.events)
+            whole.deals.extend(page.deals)
+            if page.HasField("seed"):
+                whole.seed = page.seed
+            if not page.next_page_token:
+                return whole
+            request.page_token = page.next_page_token
+
+    async def log_page(
+        self, request: service_pb2.GetGameLogRequest, token: str | None = None
+    ) -> service_pb2.GetGameLogResponse:
+        """One ``GetGameLog`` page."""
+        return await self.call("GetGameLog", request, service_pb2.GetGameLogResponse, token=token)
 
 
 # --- HTTP -------------------------------------------------------------------------------------

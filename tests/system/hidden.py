@@ -25,8 +25,8 @@ into deal segments, each checked against what was hidden during that deal:
   card but the receiver's dealt hand and the field (the other hands and the stock);
 * the deal in force after the move: the cards hidden after the move.
 
-A view is checked against the cards hidden at its version, its ``results`` aside: those are the
-``RoundEnded`` results of earlier deals, which the events of their own versions carry and where
+A view is checked against the cards hidden at its version, its ``last_result`` aside: that is the
+``RoundEnded`` result of an earlier deal, which the events of their own versions carry and where
 they are checked.
 """
 
@@ -261,7 +261,7 @@ def leaks_in_view(
     truth: GameTruth, seat: int | None, view: game_pb2.GameView, where: str
 ) -> list[Leak]:
     """The hidden cards a view shows (none, when the service is right)."""
-    shown = cards_in(view, skip=("results",)) & truth.hidden(seat, view.version)
+    shown = cards_in(view, skip=("last_result",)) & truth.hidden(seat, view.version)
     return [Leak(where, seat, view.version, frozenset(shown))] if shown else []
 
 

@@ -265,7 +265,11 @@ async def test_a_koikoi_game_to_the_end_alike_over_both_transports(
     final = transcript.views[-1][2]
     assert final.status == game_pb2.GAME_STATUS_OVER and not final.HasField("turn")
     assert [s.score for s in final.seats] == [6, 2]
-    first, second = final.results
+    assert transcript.log is not None
+    first, second = [
+        e.round_ended.result for e in transcript.log.events if e.HasField("round_ended")
+    ]
+    assert final.rounds_finished == 2 and final.last_result == second
     assert (first.winner, first.end, first.month, first.dealer) == (
         1,
         game_pb2.ROUND_END_STOP,
@@ -382,7 +386,9 @@ async def test_a_hachihachi_game_to_the_end_alike_over_both_transports(
     assert list(final.seats[0].captured) == [21, 22, 25, 26, 37, 38]
     assert [(d.id, d.value) for d in final.seats[0].dekiyaku] == [("inoshikacho", 35)]
     assert final.seats[1].teyaku.id == "lone-animal"
-    (result,) = final.results
+    assert transcript.log is not None
+    (result,) = [e.round_ended.result for e in transcript.log.events if e.HasField("round_ended")]
+    assert final.rounds_finished == 1 and final.last_result == result
     assert (result.winner, result.end, result.field_multiplier) == (0, game_pb2.ROUND_END_SHOBU, 1)
     assert sum(p.amount_halves for p in result.payments) == 40 + 40 + 70 + 70
     assert (list(final.game_result.balances_halves), final.game_result.winner) == (

@@ -91,3 +91,27 @@ def test_the_grpc_example_plays_a_game_of_its_own(referee: RefereeProcess) -> No
     assert lines[1].endswith(("NOT_YOUR_TURN", "GAME_OVER"))
     assert lines[-1].startswith("GAME_STATUS_OVER: ann ")
     assert _status(referee, game) == "GAME_STATUS_OVER"
+
+
+def readme_block(marker: str) -> str:
+    """The shell block that follows ``<!-- marker -->`` in the README, as a newcomer copies it."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    after = text.split(f"<!-- {marker} -->", 1)[1]
+    return after.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_plays_a_game_against_the_expert_with_curl(referee: RefereeProcess) -> None:
+    """The README's curl session, verbatim but for the port, plays to the game's end."""
+    script = readme_block("readme-play-against-expert").replace(
+        "localhost:8080", f"127.0.0.1:{referee.http_port}"
+    )
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = done.stdout.strip().splitlines()[-1]
+    assert "GAME_END_" in result and "'scores'" in result, result

@@ -325,9 +325,9 @@ def test_the_checker_accepts_honest_views_and_flags_leaky_ones(truth: GameTruth)
     spectator = engine_view(truth, None)
     spectator.hand.extend(honest.hand)
     assert leaks_in_view(truth, None, spectator, "leaky")[0].cards == truth.hand(0)
-    # Results of earlier rounds are judged with their own events, not with the view.
-    honest.results.add().score.yaku.add(cards=[cards_pb2.Card.ValueType(other_hand[1])])
-    assert not leaks_in_view(truth, 0, honest, "results")
+    # The result of an earlier round is judged with its own events, not with the view.
+    honest.last_result.score.yaku.add(cards=[cards_pb2.Card.ValueType(other_hand[1])])
+    assert not leaks_in_view(truth, 0, honest, "last_result")
 
 
 def test_the_checker_judges_events_at_their_own_version(truth: GameTruth) -> None:

@@ -13,6 +13,7 @@ HTTP's alone: ``UNSUPPORTED_MEDIA_TYPE`` (a gRPC request is always protobuf).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
@@ -75,6 +76,7 @@ EXPECTED: dict[str, tuple[grpc.StatusCode, int]] = {
     "UNAVAILABLE": (grpc.StatusCode.UNAVAILABLE, 503),
     "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
     "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "TIMED_OUT": (grpc.StatusCode.ABORTED, 409),
 }
 #: Reasons no request to a healthy server can provoke (see the module docstring).
 UNREACHABLE = frozenset({"KOIKOI_NOT_ALLOWED", "UNAVAILABLE"})
@@ -110,6 +112,15 @@ def limited_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Refere
         tmp_path_factory.mktemp("limited"),
         env={"HANAFUDA_CREATE_RATE": "1", "HANAFUDA_CREATE_BURST": "2"},
         name="limited",
+    ) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def unswept_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
+    """A process whose turn clocks are applied only by requests (no sweeper)."""
+    with own_referee(
+        tmp_path_factory.mktemp("unswept"), flags=["--sweep-interval", "0"], name="unswept"
     ) as process:
         yield process
 
@@ -345,6 +356,23 @@ class Provoker:
                 await c.create(plain, api_key=key)
             await self.expect(c.create(plain, api_key=key), "RATE_LIMITED")
 
+    async def timeouts(self, unswept: RefereeProcess) -> None:
+        """A move that comes after its deadline, on a process without a sweeper (the move
+        itself finds the timeout due)."""
+        async with open_client(self.client.transport, unswept) as c:
+            request = service_pb2.CreateGameRequest(
+                kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"]
+            )
+            request.clock.move_seconds = 1
+            created = await c.create(request)
+            seat = created.view.turn
+            own = await c.view(created.game, created.player_tokens[seat])
+            await asyncio.sleep(1.1)
+            await self.expect(
+                c.submit(created.game, own.legal_moves[0], created.player_tokens[seat]),
+                "TIMED_OUT",
+            )
+
     async def strict(self, strict: RefereeProcess) -> None:
         """The API key and the testing features, on a production-like process."""
         async with open_client(self.client.transport, strict) as c:
@@ -374,6 +402,7 @@ async def test_every_reason_is_reachable_with_the_same_status_on_both_transports
     module_referee: RefereeProcess,
     strict_referee: RefereeProcess,
     limited_referee: RefereeProcess,
+    unswept_referee: RefereeProcess,
 ) -> None:
     seen: dict[str, dict[str, tuple[grpc.StatusCode, int | None]]] = {}
     for transport in ("http", "grpc"):
@@ -389,6 +418,7 @@ async def test_every_reason_is_reachable_with_the_same_status_on_both_transports
             await provoker.encodings()
             await provoker.strict(strict_referee)
             await provoker.limits(limited_referee)
+            await provoker.timeouts(unswept_referee)
             seen[transport] = provoker.seen
         missing = all_reasons() - UNREACHABLE - set(provoker.seen)
         if transport == "grpc":

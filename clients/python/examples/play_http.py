@@ -28,7 +28,7 @@ def main(base: str, game: str, tokens: list[str]) -> None:
     while True:
         views = [call(base, "GET", f"/v1/games/{game}", t)["view"] for t in tokens]
         if views[0]["status"] != "GAME_STATUS_IN_PROGRESS":
-            print(views[0]["status"], views[0]["results"][-1:])
+            print(views[0]["status"], views[0].get("lastResult"))
             return
         seat = next(i for i, v in enumerate(views) if v["legalMoves"])
         move = views[seat]["legalMoves"][0]

@@ -10,6 +10,7 @@ export * from "./gen/hanafuda/v1/errors_pb.js";
 export * from "./gen/hanafuda/v1/events_pb.js";
 export * from "./gen/hanafuda/v1/game_pb.js";
 export * from "./gen/hanafuda/v1/moves_pb.js";
+export * from "./gen/hanafuda/v1/play_pb.js";
 export * from "./gen/hanafuda/v1/rules_pb.js";
 export * from "./gen/hanafuda/v1/scoring_pb.js";
 export * from "./gen/hanafuda/v1/service_pb.js";

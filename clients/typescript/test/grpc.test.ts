@@ -38,7 +38,7 @@ test("plays a whole Hachi-Hachi game over gRPC", async () => {
     overrides: { case: "hachiHachi", value: { rounds: 3 } },
   });
   const { final } = await playToEnd(client, created.game, created.playerTokens, seeded(4));
-  assert.equal(final.results.length, 3, "three rounds played");
+  assert.equal(final.roundsFinished, 3, "three rounds played");
   const balances = final.gameResult?.balancesHalves ?? [];
   assert.equal(balances.reduce((sum, each) => sum + each, 0n), 0n);
 });

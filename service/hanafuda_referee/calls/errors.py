@@ -66,6 +66,7 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
     # Only the HTTP transport refuses it; gRPC's code is there for completeness.
     "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
     "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "TIMED_OUT": (grpc.StatusCode.ABORTED, 409),
 }
 
 #: The ``ErrorInfo`` metadata key of the seconds to wait before a retry (``RATE_LIMITED``), a

@@ -29,16 +29,21 @@ from hanafuda_referee.hachihachi.settlement import Payment, PaymentReason
 from hanafuda_referee.hachihachi.teyaku import TEYAKU_VALUES, Teyaku, TeyakuId
 from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.interning import Interner
-from hanafuda_referee.varint import Reader, Writer
+from hanafuda_referee.varint import Reader, Writer, pack
 
 __all__ = ["WORDS", "WORD_INDEX", "decode", "encode"]
 
-#: The format written: 3, or 4 when a prepared deal has a stock after drops (format 4 writes
-#: it after each deal's stock). Formats 1 and 2 are the same with the hands and the hands set
-#: aside as varints instead of at a fixed width (see :mod:`..varint`); all four are read.
-_FORMAT = 3
-_FORMAT_AFTER_DROPS = 4
+#: The format written: 5, or 6 when a prepared deal has a stock after drops (format 6 writes
+#: it after each deal's stock). Formats 3 and 4 are the same without the finished rounds' length
+#: (below), formats 1 and 2 the same again with the hands and the hands set aside as varints
+#: instead of at a fixed width (see :mod:`..varint`); all six are read.
+_FORMAT = 5
+_FORMAT_AFTER_DROPS = 6
 _FORMATS_VARINT_HANDS = (1, 2)
+#: Formats 5 and 6 are 3 and 4 with the finished rounds preceded by their length, so that a
+#: state decoded again finds them by their bytes without parsing them (a long game's reads
+#: cost what its present costs).
+_FORMATS_SIZED_RESULTS = (5, 6)
 #: The words of results and payments, stored as their index here, in states and (through the
 #: service's Hachi-Hachi adapter) in logged events. Append only: stored data use these numbers,
 #: so a new id goes at the end whatever its place in its table.
@@ -177,6 +182,32 @@ def _results(results: tuple[RoundResult, ...]) -> bytes:
     return _RESULTS.put(results, w.getvalue())
 
 
+def _read_results(r: Reader) -> tuple[RoundResult, ...]:
+    results = []
+    for _ in range(r.uint()):
+        number, result_dealer, result_multiplier = r.uint(), r.uint(), r.uint()
+        players = r.small_ints()
+        if len(players) != 3:
+            raise _fail("players")
+        outcome = _word(r)
+        winner = r.uint()
+        counts = tuple(r.uint() for _ in range(r.uint()))
+        payments = _read_payments(r)
+        results.append(
+            RoundResult(
+                number,
+                result_dealer,
+                result_multiplier,
+                (players[0], players[1], players[2]),
+                outcome,
+                winner,
+                counts,
+                payments,
+            )
+        )
+    return tuple(results)
+
+
 def encode(state: HachiHachiState) -> bytes:
     """The state as bytes; :func:`decode` gives back an equal state.
 
@@ -224,7 +255,8 @@ def encode(state: HachiHachiState) -> bytes:
     # the bytes of formats 3 and 4.
     if state.resigned >= 0:
         w.uint(state.resigned + 1)
-    return b"".join((_head(state), middle, _results(state.results), w.getvalue()))
+    results = _results(state.results)
+    return b"".join((_head(state), middle, pack(len(results)), results, w.getvalue()))
 
 
 @lru_cache(maxsize=256)
@@ -270,30 +302,17 @@ def decode(data: bytes) -> HachiHachiState:
     )
     deals_made, round_number, dealer, floor, multiplier, dealt_field = (r.uint() for _ in range(6))
     balances = tuple(r.sint() for _ in range(n))
-    results_start = r.position
-    results = []
-    for _ in range(r.uint()):
-        number, result_dealer, result_multiplier = r.uint(), r.uint(), r.uint()
-        players = r.small_ints()
-        if len(players) != 3:
-            raise _fail("players")
-        outcome = _word(r)
-        winner = r.uint()
-        counts = tuple(r.uint() for _ in range(r.uint()))
-        payments = _read_payments(r)
-        results.append(
-            RoundResult(
-                number,
-                result_dealer,
-                result_multiplier,
-                (players[0], players[1], players[2]),
-                outcome,
-                winner,
-                counts,
-                payments,
-            )
-        )
-    shared = _DECODED_RESULTS.intern(data[results_start : r.position], tuple(results))
+    if state_format in _FORMATS_SIZED_RESULTS:
+        results_bytes = r.take(r.uint())
+        shared = _DECODED_RESULTS.get(results_bytes)
+        if shared is None:
+            sub = Reader(results_bytes)
+            shared = _DECODED_RESULTS.intern(results_bytes, _read_results(sub))
+            sub.done()
+    else:
+        results_start = r.position
+        parsed = _read_results(r)
+        shared = _DECODED_RESULTS.intern(data[results_start : r.position], parsed)
     try:
         phase = Phase(r.uint())
     except ValueError:

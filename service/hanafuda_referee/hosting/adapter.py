@@ -10,9 +10,9 @@ it in :func:`.kinds.adapter_for`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from hanafuda.v1 import events_pb2, game_pb2, rules_pb2, service_pb2
 
@@ -56,9 +56,21 @@ class GameAdapter(Protocol[State]):
         seed and prepared deals: the dealt state and the encoded events of the creation."""
         ...
 
-    def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[bytes]]:
+    def apply(
+        self, state: State, seat: int, move: Move, *, timed_out: bool = False
+    ) -> tuple[State, list[bytes]]:
         """The state after ``seat`` plays ``move`` and the encoded events it caused; raises the
-        engine's refusal (the state is a value, so a refused move changes nothing)."""
+        engine's refusal (the state is a value, so a refused move changes nothing).
+        ``timed_out``: a resignation the seat's clock made (its event says so)."""
+        ...
+
+    def to_act(self, state: State) -> int | None:
+        """The seat whose decision is pending; None once the game is over."""
+        ...
+
+    def engine_view(self, state: State, seat: int) -> Any:
+        """The engine's own view of ``state`` for ``seat``: what a bot of that seat decides
+        from (the same information as the seat's ``GameView``)."""
         ...
 
     def advance(self, state: State, seat: int, move: Move) -> State:
@@ -80,16 +92,30 @@ class GameAdapter(Protocol[State]):
         ...
 
     def view(
-        self, state: State, seat: int | None, game: GameInfo, version: int
+        self,
+        state: State,
+        seat: int | None,
+        game: GameInfo,
+        version: int,
+        extra: Mapping[str, object] | None = None,
     ) -> game_pb2.GameView:
-        """The game as ``seat`` (None: a spectator) may see it, legal moves included."""
+        """The game as ``seat`` (None: a spectator) may see it, legal moves included;
+        ``extra``: fields of the view the hosting layer adds (clocks, bots), written in the
+        message form."""
         ...
 
     def written_view(
-        self, state: State, seat: int | None, game: GameInfo, version: int, form: Form[W]
+        self,
+        state: State,
+        seat: int | None,
+        game: GameInfo,
+        version: int,
+        form: Form[W],
+        extra: Mapping[str, object] | None = None,
     ) -> W:
         """:meth:`view` written in ``form``, byte for byte what ``form.message`` of it gives;
-        an adapter may write it without building the message."""
+        an adapter may write it without building the message. ``extra``: fields the hosting
+        layer adds, already written in ``form``."""
         ...
 
     def event(
@@ -119,9 +145,17 @@ class GameAdapter(Protocol[State]):
         """The seed of the game's random number generator."""
         ...
 
-    def deal_records(self, state: State, blobs: Sequence[bytes]) -> list[game_pb2.DealRecord]:
-        """Every deal made so far (redeals included), in order, with its round and dealer, from
-        the game's state and its encoded events (the whole log, in order)."""
+    def deal_records(
+        self, state: State, blobs: Sequence[bytes], first: int = 0
+    ) -> list[game_pb2.DealRecord]:
+        """The deal of each deal event among ``blobs`` (encoded events, in log order, redeals
+        included), with its round and dealer, from the game's state; ``first`` is the number of
+        deals the log made before ``blobs``. The blobs may run past the last deal wanted: what a
+        deal record needs from the events after its deal (Hachi-Hachi's drops) is read there."""
+        ...
+
+    def deals_in(self, blobs: Sequence[bytes]) -> int:
+        """How many deal events ``blobs`` hold."""
         ...
 
     def presets(self) -> list[rules_pb2.Preset]:

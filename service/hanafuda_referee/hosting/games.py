@@ -32,6 +32,8 @@ writing the message would give, byte for byte (``tests/service/test_replies.py``
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import hmac
 import secrets
 import time
@@ -51,7 +53,9 @@ from hanafuda_referee.hosting.convert import (
     deal_from_proto,
     engine_refusals,
     move_from_proto,
+    move_to_proto,
 )
+from hanafuda_referee.hosting.creations import creation_key, fingerprint, seal, unseal
 from hanafuda_referee.hosting.kinds import adapter_for
 from hanafuda_referee.hosting.limits import CreationLimit
 from hanafuda_referee.hosting.tokens import (
@@ -60,6 +64,21 @@ from hanafuda_referee.hosting.tokens import (
     new_game_id,
     new_token,
     seat_of_token,
+)
+from hanafuda_referee.hosting.turns import (
+    LEVELS,
+    TIMED_OUT_TAG,
+    Cause,
+    ClockSettings,
+    ClockState,
+    Outcome,
+    Seats,
+    Step,
+    catch_up,
+    clock_view,
+    pending_deadline,
+    play,
+    read_timed_out,
 )
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.observability.logs import annotate
@@ -74,7 +93,7 @@ from hanafuda_referee.store import (
     VersionedEvents,
 )
 from hanafuda_referee.store.validation import check_game_id
-from hanafuda_referee.varint import Reader, pack
+from hanafuda_referee.varint import Reader, Writer, pack
 from hanafuda_referee.writers.forms import MESSAGE, Form, WrittenEvent
 
 __all__ = ["HostedGames", "MoveReply", "ViewReply", "WatchCursor", "store_failures"]
@@ -82,7 +101,11 @@ __all__ = ["HostedGames", "MoveReply", "ViewReply", "WatchCursor", "store_failur
 W = TypeVar("W")
 
 _STATE_FORMAT = 1
+#: The state with the game's clocks (PLAY.md) before the engine's.
+_STATE_FORMAT_CLOCK = 2
 _HEADER_FORMAT = 1
+#: A header listing the commit's steps and the clocks after them (see :class:`_Header`).
+_HEADER_FORMAT_STEPS = 2
 #: Longest display name, in characters.
 MAX_NAME_LENGTH = 64
 #: Most seats any game has (Hachi-Hachi with the drop phase).
@@ -91,8 +114,21 @@ MAX_PLAYERS = 6
 MAX_REQUEST_ID_LENGTH = 64
 #: Validations of one move against states newer than the cached one before giving up.
 MAX_ATTEMPTS = 8
+#: Every this many versions, a log entry carries the game's state, where replays (a resumed
+#: watch, a retry's answer) start: a replay costs at most this many moves, whatever the game's
+#: length, for a few hundred bytes of log every this many moves.
+SNAPSHOT_EVERY = 32
 #: Log entries fetched per store read when building a game log.
 _LOG_PAGE = 512
+#: Events per log page: by default, and at most (PLAY.md: a read costs what a page costs).
+LOG_PAGE_DEFAULT = 200
+LOG_PAGE_MAX = 1000
+#: Events a log page writes between two yields to the event loop (about a millisecond).
+_LOG_SLICE = 64
+#: Versions read past a log page's end for its last deal's record (Hachi-Hachi's drops follow
+#: their deal by one version per participant at most).
+_DEAL_LOOKAHEAD = MAX_PLAYERS + 2
+_PAGE_TOKEN_FORMAT = 1
 #: Watch steps a process keeps for the other watchers of a game (:class:`_WatchSteps`): a
 #: commit's watchers all read it within a round trip or so, so a thousand is ample, and
 #: a watcher that comes too late simply works its step out again.
@@ -105,12 +141,17 @@ _WATCH_STEPS = 1024
 class _Header:
     """The first blob of a version's log entry.
 
+    Format 1 (a game without bots or clocks): one move, or the creation. Format 2: the moves of
+    the commit as :class:`~.turns.Step` values (a seat's move, the bot moves after it, the
+    timeouts), and the clocks after them. ``seat`` and ``move`` are the seat's own move of the
+    commit, None when it has none (the creation, or timeouts applied with nobody moving).
+
     This and the other values made on every move (:class:`_Game`, :class:`MoveReply`) are
     plain classes with ``Final`` attributes rather than frozen dataclasses, whose generated
     ``__init__`` sets each field through ``object.__setattr__`` (about a microsecond per
     object)."""
 
-    __slots__ = ("initial_state", "move", "seat", "sequence", "time_ms")
+    __slots__ = ("clock", "initial_state", "move", "seat", "sequence", "steps", "time_ms")
 
     def __init__(
         self,
@@ -119,6 +160,8 @@ class _Header:
         seat: int | None,
         move: Move | None,
         initial_state: bytes = b"",
+        steps: tuple[Step, ...] | None = None,
+        clock: ClockState | None = None,
     ) -> None:
         self.time_ms: Final = time_ms
         #: The ``sequence`` of the version's first event.
@@ -128,27 +171,97 @@ class _Header:
         self.move: Final = move
         #: The creation only: the engine state the game started from (the replay's start).
         self.initial_state: Final = initial_state
+        #: Every move of the commit, in order (format 1: the one move, if any).
+        self.steps: Final[tuple[Step, ...]] = (
+            steps
+            if steps is not None
+            else ()
+            if move is None or seat is None
+            else (Step(seat, move, Cause.PLAYED, time_ms),)
+        )
+        #: The clocks after the commit (None: the game has none).
+        self.clock: Final = clock
+
+    @classmethod
+    def of_steps(
+        cls,
+        time_ms: int,
+        sequence: int,
+        steps: Sequence[Step],
+        clock: ClockState | None,
+        initial_state: bytes = b"",
+    ) -> _Header:
+        """The header of a commit made of ``steps``."""
+        own = next((s for s in steps if s.cause is Cause.PLAYED), None)
+        return cls(
+            time_ms,
+            sequence,
+            None if own is None else own.seat,
+            None if own is None else own.move,
+            initial_state,
+            tuple(steps),
+            clock,
+        )
 
     def encode(self) -> bytes:
-        # As a Writer would write it (uints, then the initial state as small ints), packed in
-        # one call: every move encodes a header.
         move = self.move
-        return (
-            pack(
-                _HEADER_FORMAT,
-                self.time_ms,
-                self.sequence,
-                0 if self.seat is None else self.seat + 1,
-                *((0,) if move is None else (move.kind, move.card, move.target)),
-                len(self.initial_state),
+        steps = self.steps
+        if self.clock is None and (
+            (not steps and move is None)
+            or (
+                len(steps) == 1
+                and steps[0].cause is Cause.PLAYED
+                and steps[0].time_ms == self.time_ms
             )
-            + self.initial_state
-        )
+        ):
+            # As a Writer would write it (uints, then the initial state as small ints), packed
+            # in one call: every move encodes a header.
+            return (
+                pack(
+                    _HEADER_FORMAT,
+                    self.time_ms,
+                    self.sequence,
+                    0 if self.seat is None else self.seat + 1,
+                    *((0,) if move is None else (move.kind, move.card, move.target)),
+                    len(self.initial_state),
+                )
+                + self.initial_state
+            )
+        w = Writer()
+        w.uint(_HEADER_FORMAT_STEPS)
+        w.uint(self.time_ms)
+        w.uint(self.sequence)
+        w.uint(len(steps))
+        for step in steps:
+            w.uint(step.seat)
+            w.uint(step.move.kind)
+            w.uint(step.move.card)
+            w.uint(step.move.target)
+            w.uint(step.cause)
+            # Timeouts happen at their deadlines, before the commit's time.
+            w.uint(self.time_ms - step.time_ms)
+        w.small_ints(list(self.initial_state))
+        w.small_ints(list(b"" if self.clock is None else self.clock.encode()))
+        return w.getvalue()
 
     @classmethod
     def decode(cls, blob: bytes) -> _Header:
         r = Reader(blob)
-        if r.uint() != _HEADER_FORMAT:
+        header_format = r.uint()
+        if header_format == _HEADER_FORMAT_STEPS:
+            time_ms, sequence = r.uint(), r.uint()
+            steps = []
+            for _ in range(r.uint()):
+                seat, kind, card, target, cause, before = (r.uint() for _ in range(6))
+                steps.append(
+                    Step(seat, Move(MoveKind(kind), card, target), Cause(cause), time_ms - before)
+                )
+            initial = bytes(r.small_ints())
+            clock_bytes = bytes(r.small_ints())
+            r.done()
+            clock = ClockState.decode(clock_bytes) if clock_bytes else None
+            return cls.of_steps(time_ms, sequence, steps, clock, initial)
+        if header_format != _HEADER_FORMAT:
             raise RulesError(Reason.BAD_ENCODING, "unknown log entry format")
         time_ms, sequence, seat = r.uint(), r.uint(), r.uint()
         kind = r.uint()
@@ -162,9 +275,20 @@ def _state_after(adapter: GameAdapter[Any], state: Any, header: _Header) -> Any:
     """The state after the log entry whose header is ``header``, from the state before it
     (None before the creation's entry, which carries the initial state)."""
     with engine_refusals():
-        if header.move is None or header.seat is None:
-            return adapter.decode_state(header.initial_state)
-        return adapter.advance(state, header.seat, header.move)
+        if header.initial_state:
+            state = adapter.decode_state(header.initial_state)
+        for step in header.steps:
+            state = adapter.advance(state, step.seat, step.move)
+        return state
+
+
+def _snapshot(game: _Game) -> bytes:
+    """The engine state a commit's log entry carries when its version is a multiple of
+    :data:`SNAPSHOT_EVERY` (the state before the commit: a replay starts there), else none."""
+    if (game.version + 1) % SNAPSHOT_EVERY:
+        return b""
+    state: bytes = game.adapter.encode_state(game.state)
+    return state
 
 
 def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
@@ -181,22 +305,28 @@ def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
             return value, pos
 
 
-def _wrap_state(event_count: int, engine_state: bytes) -> bytes:
-    return pack(_STATE_FORMAT, event_count) + engine_state
+def _wrap_state(event_count: int, engine_state: bytes, clock: ClockState | None = None) -> bytes:
+    if clock is None:
+        return pack(_STATE_FORMAT, event_count) + engine_state
+    clock_bytes = clock.encode()
+    return pack(_STATE_FORMAT_CLOCK, event_count, len(clock_bytes)) + clock_bytes + engine_state
 
 
-def _unwrap_state(data: bytes) -> tuple[int, bytes]:
+def _unwrap_state(data: bytes) -> tuple[int, ClockState | None, bytes]:
     fmt, pos = _read_uint(data, 0)
-    if fmt != _STATE_FORMAT:
+    if fmt not in (_STATE_FORMAT, _STATE_FORMAT_CLOCK):
         raise RulesError(Reason.BAD_ENCODING, "unknown game state format")
     count, pos = _read_uint(data, pos)
-    return count, data[pos:]
+    if fmt == _STATE_FORMAT:
+        return count, None, data[pos:]
+    size, pos = _read_uint(data, pos)
+    return count, ClockState.decode(data[pos : pos + size]), data[pos + size :]
 
 
 class _Game:
     """A game as last seen by this process (immutable, see :class:`_Header`)."""
 
-    __slots__ = ("adapter", "event_count", "game_id", "info", "meta", "state", "version")
+    __slots__ = ("adapter", "clock", "event_count", "game_id", "info", "meta", "state", "version")
 
     def __init__(
         self,
@@ -207,6 +337,7 @@ class _Game:
         meta: GameMeta,
         adapter: GameAdapter[Any],
         info: GameInfo | None = None,
+        clock: ClockState | None = None,
     ) -> None:
         self.game_id: Final = game_id
         #: The store's version (the contract's minus one).
@@ -219,11 +350,35 @@ class _Game:
         #: first sees the game (``info`` not given) and passed on from version to version by
         #: :meth:`at` (an answer hands it to the adapter several times).
         self.info: Final = GameInfo(game_id, meta.players) if info is None else info
+        #: Where the turn clocks stand (None: the game has none).
+        self.clock: Final = clock
 
-    def at(self, version: int, state: Any, event_count: int) -> _Game:
+    def at(
+        self, version: int, state: Any, event_count: int, clock: ClockState | None = None
+    ) -> _Game:
         """This game at store ``version``, where it holds ``state`` after ``event_count``
-        events (its id, meta, adapter and info stay)."""
-        return _Game(self.game_id, version, state, event_count, self.meta, self.adapter, self.info)
+        events and ``clock`` (its id, meta, adapter and info stay)."""
+        return _Game(
+            self.game_id, version, state, event_count, self.meta, self.adapter, self.info, clock
+        )
+
+    def extra(
+        self, form: Form[W], state: Any = None, clock: ClockState | None = None
+    ) -> dict[str, object] | None:
+        """The view fields of the hosting layer, written in ``form``: the clocks and the bot
+        seats at ``state`` and ``clock`` (by default the game's own); None for a game with
+        neither."""
+        seats = self.meta.seats
+        if seats.plain:
+            return None
+        if state is None:
+            state, clock = self.state, self.clock
+        values: dict[str, object] = {}
+        if any(seats.bots):
+            values["bots"] = [seats.bot(s) for s in range(self.adapter.seat_count(state))]
+        if seats.clock is not None and clock is not None:
+            values["clock"] = form.message(clock_view(self.adapter, seats, state, clock))
+        return values
 
     @property
     def api_version(self) -> int:
@@ -293,6 +448,29 @@ def _check_retry(answered: _Header, seat: int, move: Move, request_id: str | Non
         )
 
 
+def _page_token(after: int, deals: int) -> str:
+    """A log page token: where the next page starts (the store version the page ended at) and
+    the number of deals before it. Opaque to clients; not a secret (it reveals nothing a
+    client could not count in the pages it read)."""
+    return base64.urlsafe_b64encode(pack(_PAGE_TOKEN_FORMAT, after + 1, deals)).decode()
+
+
+def _read_page_token(token: str, version: int) -> tuple[int, int]:
+    """The start of the page a token names: (store version after which it starts, deals
+    before it); the log's start for an empty token."""
+    if not token:
+        return -1, 0
+    try:
+        r = Reader(base64.urlsafe_b64decode(token.encode("ascii")))
+        token_format, start, deals = r.uint(), r.uint(), r.uint()
+        r.done()
+    except (ValueError, RulesError):
+        token_format = start = deals = -1
+    if token_format != _PAGE_TOKEN_FORMAT or not 0 <= start - 1 <= version or len(token) > 64:
+        raise ApiError("INVALID_ARGUMENT", "page_token is not a page token of this game's log")
+    return start - 1, deals
+
+
 def _game_id(game_id: str) -> str:
     try:
         check_game_id(game_id)
@@ -344,7 +522,11 @@ def _written_events(
     written: list[W] = []
     with engine_refusals():
         for i, blob in enumerate(blobs[1:]):
-            event: WrittenEvent[W] = game.adapter.written_event(state, blob, seat, info, form)
+            event: WrittenEvent[W] = (
+                _timed_out_event(blob, form)
+                if blob[0] == TIMED_OUT_TAG
+                else game.adapter.written_event(state, blob, seat, info, form)
+            )
             values: dict[str, object] = {
                 "version": version + 1,
                 "sequence": header.sequence + i,
@@ -355,6 +537,16 @@ def _written_events(
                 values[event.kind] = event.payload
             written.append(form.compose(_EVENT, values))
     return written
+
+
+def _timed_out_event(blob: bytes, form: Form[W]) -> WrittenEvent[W]:
+    """The hosting layer's own stored event: a decision a timeout took (no actor: the referee
+    acted)."""
+    seat, move, automatic = read_timed_out(blob)
+    payload = events_pb2.DecisionTimedOut(
+        seat=seat, move=move_to_proto(move), automatic_in_row=automatic
+    )
+    return WrittenEvent(None, "decision_timed_out", form.message(payload))
 
 
 def _events(
@@ -392,7 +584,9 @@ class MoveReply:
         events = _written_events(
             game, game.state, game.version, self.entry, self.seat, form, self.header
         )
-        view = game.adapter.written_view(game.state, self.seat, game.info, api_version, form)
+        view = game.adapter.written_view(
+            game.state, self.seat, game.info, api_version, form, game.extra(form)
+        )
         values = {"events": form.list(events), "view": view, "version": api_version}
         return form.compose(_SUBMIT_MOVE_RESPONSE, values)
 
@@ -413,7 +607,9 @@ class ViewReply:
     def written(self, form: Form[W]) -> W:
         """The answer in ``form``, as :meth:`MoveReply.written`."""
         game = self.game
-        view = game.adapter.written_view(game.state, self.seat, game.info, game.api_version, form)
+        view = game.adapter.written_view(
+            game.state, self.seat, game.info, game.api_version, form, game.extra(form)
+        )
         return form.compose(_GET_GAME_RESPONSE, {"view": view})
 
 
@@ -481,6 +677,8 @@ class WatchCursor:
         self.first = first
         #: Whether the game is over at :attr:`state`: the stream ends.
         self.over = over
+        #: The clocks at :attr:`state` (None: none, or not known yet).
+        self.clock: ClockState | None = game.clock if state is game.state else None
         self._steps = steps
         self._game_key = (game.game_id, game.meta.token_hashes[0])
 
@@ -493,14 +691,17 @@ class WatchCursor:
         key = (*self._game_key, entry.version, -1 if self.seat is None else self.seat)
         step = None if self._steps is None else self._steps.get(key)
         if step is None:
-            self.state = _state_after(adapter, self.state, _Header.decode(entry.events[0]))
+            header = _Header.decode(entry.events[0])
+            self.state = _state_after(adapter, self.state, header)
+            self.clock = header.clock
             item = None
         else:
             self.state, item = step
         if shown and item is None:
+            extra = game.extra(MESSAGE, self.state, self.clock)
             item = service_pb2.WatchGameResponse(
                 events=_events(game, self.state, entry.version, entry.events, self.seat),
-                view=adapter.view(self.state, self.seat, game.info, entry.version + 1),
+                view=adapter.view(self.state, self.seat, game.info, entry.version + 1, extra),
                 version=entry.version + 1,
             )
         if self._steps is not None and (step is None or step[1] is not item):
@@ -542,10 +743,10 @@ class HostedGames:
 
     def _decode(self, game_id: str, version: int, state: bytes, meta: GameMeta) -> _Game:
         adapter = adapter_for(meta.kind)
-        count, engine_state = _unwrap_state(state)
+        count, clock, engine_state = _unwrap_state(state)
         with engine_refusals():
             decoded = adapter.decode_state(engine_state)
-        return _Game(game_id, version, decoded, count, meta, adapter)
+        return _Game(game_id, version, decoded, count, meta, adapter, clock=clock)
 
     async def _load(self, game_id: str) -> _Game:
         with store_failures(game_id):
@@ -579,6 +780,17 @@ class HostedGames:
             caller.api_key and hmac.compare_digest(caller.api_key.encode(), self._api_key.encode())
         ):
             raise ApiError("API_KEY_REQUIRED", "creating games needs this server's API key")
+        request_id = request.request_id or None
+        if request_id is not None:
+            if len(request_id) > MAX_REQUEST_ID_LENGTH:
+                raise ApiError(
+                    "INVALID_ARGUMENT", f"a request id has 1 to {MAX_REQUEST_ID_LENGTH} characters"
+                )
+            # A retry answers the first outcome, and takes nothing from the creation limit.
+            with store_failures():
+                kept = await self._store.recall(creation_key(caller, request_id))
+            if kept is not None:
+                return await self._created_before(request, caller, request_id, kept)
         if self._creation_limit is not None:
             # Before any other work: a refused creation must cost the server next to nothing.
             with store_failures():
@@ -605,22 +817,41 @@ class HostedGames:
         with engine_refusals():
             state, blobs = adapter.new_game(request, seed, deals)
             engine_state = adapter.encode_state(state)
-        tokens = [new_token() for _ in range(adapter.seat_count(state))]
+        count = adapter.seat_count(state)
+        seats = self._seats_of(request, count)
+        tokens = [new_token() for _ in range(count)]
         now = self._now_ms()
         meta = GameMeta(
             kind=adapter.kind,
             players=tuple(request.players),
             token_hashes=tuple(hash_token(t) for t in tokens),
             created_ms=now,
+            seats=seats,
         )
-        header = _Header(now, 0, None, None, engine_state)
+        if seats.plain:
+            header = _Header(now, 0, None, None, engine_state)
+            clock = None
+        else:
+            # The bots to act first play in the creation's commit; the clocks start now.
+            clock = None if seats.clock is None else ClockState.start(seats.clock, count, now)
+            with engine_refusals():
+                first = await asyncio.to_thread(
+                    catch_up, adapter, seats, state, clock, now, len(blobs)
+                )
+            state, clock = first.state, first.clock
+            blobs += first.blobs
+            header = _Header.of_steps(now, 0, first.steps, clock, engine_state)
+        deadline = pending_deadline(adapter, seats, state, clock)
+        stored_state = _wrap_state(len(blobs), adapter.encode_state(state), clock)
         for _ in range(3):
             game_id = new_game_id()
             try:
                 with store_failures(game_id):
+                    if deadline is not None:
+                        await self._store.propose_deadline(game_id, deadline)
                     await self._store.create(
                         game_id,
-                        _wrap_state(len(blobs), engine_state),
+                        stored_state,
                         meta.encode(),
                         [header.encode(), *blobs],
                         finished=adapter.is_over(state),
@@ -631,20 +862,74 @@ class HostedGames:
         else:
             raise ApiError("UNAVAILABLE", "could not allocate a game id; retry")
         annotate(game=game_id)
-        game = _Game(game_id, 0, state, len(blobs), meta, adapter)
+        if request_id is not None:
+            record = seal(caller, request_id, fingerprint(request), game_id, tokens)
+            with store_failures(game_id):
+                earlier = await self._store.remember(creation_key(caller, request_id), record)
+            if earlier is not None:
+                # The same creation raced this one and was kept first: it answers, and this
+                # game, which nobody will ever hear of, goes.
+                with store_failures(game_id):
+                    await self._store.delete(game_id)
+                return await self._created_before(request, caller, request_id, earlier)
+        game = _Game(game_id, 0, state, len(blobs), meta, adapter, clock=clock)
         self._cache.put(game)
         return service_pb2.CreateGameResponse(
             game=game_id,
             player_tokens=tokens,
-            view=adapter.view(state, None, game.info, game.api_version),
+            view=adapter.view(state, None, game.info, game.api_version, game.extra(MESSAGE)),
         )
+
+    async def _created_before(
+        self,
+        request: service_pb2.CreateGameRequest,
+        caller: Caller,
+        request_id: str,
+        kept: bytes,
+    ) -> service_pb2.CreateGameResponse:
+        """The answer to a creation retried with its request id: the first game and tokens,
+        with the game's current view; ``REQUEST_ID_REUSED`` when the retry asks for another
+        game than the first request did."""
+        with engine_refusals():
+            digest, game_id, tokens = unseal(caller, request_id, kept)
+        if digest != fingerprint(request):
+            raise ApiError(
+                "REQUEST_ID_REUSED",
+                f"request id {request_id!r} was already used for another creation; "
+                "a retry must repeat its request, a new game needs a new id",
+            )
+        annotate(game=game_id)
+        game = await self._current(await self._load(game_id))
+        return service_pb2.CreateGameResponse(
+            game=game_id,
+            player_tokens=tokens,
+            view=game.adapter.view(
+                game.state, None, game.info, game.api_version, game.extra(MESSAGE)
+            ),
+        )
+
+    def _seats_of(self, request: service_pb2.CreateGameRequest, count: int) -> Seats:
+        """The bot seats and clocks a creation asks for, checked."""
+        if len(request.bots) > count:
+            raise ApiError("INVALID_ARGUMENT", f"{len(request.bots)} bots for {count} seats")
+        for level in request.bots:
+            if level and level not in LEVELS:
+                raise ApiError("INVALID_ARGUMENT", f"unknown bot level {level}")
+        bots = tuple(int(b) for b in request.bots)
+        if len(bots) == count and all(bots) and not self._allow_testing:
+            raise ApiError(
+                "TESTING_FEATURE_DISABLED",
+                "a game with no person in it is for tests: this server does not allow it",
+            )
+        clock = ClockSettings.from_proto(request.clock) if request.HasField("clock") else None
+        return Seats(bots if any(bots) else (), clock)
 
     # -- get -----------------------------------------------------------------------------------
 
     async def get(self, request: service_pb2.GetGameRequest, caller: Caller) -> ViewReply:
         """``GetGame``: a fresh read, as a seat or a spectator (built by the transport, see
         :class:`ViewReply`)."""
-        game = await self._load(_game_id(request.game))
+        game = await self._current(await self._load(_game_id(request.game)))
         seat = self._seat(caller, game.meta, required=False)
         return ViewReply(game, seat)
 
@@ -692,12 +977,29 @@ class HostedGames:
         # Request ids are per seat: another seat's id never answers for this one.
         store_request_id = None if request_id is None else f"{seat}:{request_id}"
 
+        plain = game.meta.seats.plain
+        # The timeouts this request applied to the seat's own decisions (PLAY.md): a move for
+        # a decision a timeout took is refused TIMED_OUT, saying what the timeout did.
+        taken: list[Step] = []
         for _ in range(MAX_ATTEMPTS):
             refusal: ApiError | None = None
             answer: MoveReply | None = None
-            new_state: Any = None
-            blobs: list[bytes] = []
-            if request.HasField("expected_version") and (
+            outcome: Outcome | None = None
+            now = self._now_ms()
+            if game.meta.seats.clock is not None:
+                due = await self._apply_timeouts(game, now)
+                if due is not None:
+                    game, applied = due
+                    taken += (s for s in applied if s.seat == seat)
+                    fresh = True
+            if taken and move.kind is not MoveKind.RESIGN:
+                refusal = ApiError(
+                    "TIMED_OUT",
+                    f"seat {seat}'s clock ran out: the timeout took its decision "
+                    f"({taken[-1].move}); the game is at version {game.api_version}",
+                    {"taken": str(taken[-1].move), "current_version": str(game.api_version)},
+                )
+            elif request.HasField("expected_version") and (
                 request.expected_version != game.api_version
             ):
                 refusal = ApiError(
@@ -708,7 +1010,23 @@ class HostedGames:
             else:
                 try:
                     with engine_refusals():
-                        new_state, blobs = game.adapter.apply(game.state, seat, move)
+                        if plain:
+                            new_state, blobs = game.adapter.apply(game.state, seat, move)
+                            outcome = Outcome(new_state, None, blobs=blobs)
+                        else:
+                            # In a thread: a bot's decision (an expert's takes tens of
+                            # milliseconds) must not hold up the event loop's other requests.
+                            outcome = await asyncio.to_thread(
+                                play,
+                                game.adapter,
+                                game.meta.seats,
+                                game.state,
+                                game.clock,
+                                seat,
+                                move,
+                                now,
+                                game.event_count,
+                            )
                 except ApiError as error:
                     refusal = error
             if refusal is not None:
@@ -719,23 +1037,37 @@ class HostedGames:
                 with store_failures(game_id):
                     result = await self._store.commit(game_id, -1, b"", (), store_request_id, b"")
             else:
-                now = self._now_ms()
-                header = _Header(now, game.event_count, seat, move)
+                assert outcome is not None
+                blobs = outcome.blobs
+                header = (
+                    _Header(now, game.event_count, seat, move, _snapshot(game))
+                    if plain
+                    else _Header.of_steps(
+                        now, game.event_count, outcome.steps, outcome.clock, _snapshot(game)
+                    )
+                )
                 entry = [header.encode(), *blobs]
-                after = game.at(game.version + 1, new_state, game.event_count + len(blobs))
+                after = game.at(
+                    game.version + 1, outcome.state, game.event_count + len(blobs), outcome.clock
+                )
                 answer = MoveReply(after, seat, entry, header)
+                stored = _wrap_state(
+                    after.event_count, game.adapter.encode_state(outcome.state), outcome.clock
+                )
                 with store_failures(game_id):
+                    if not plain:
+                        await self._propose_deadline(after)
                     result = await self._store.commit(
                         game_id,
                         game.version,
-                        _wrap_state(after.event_count, game.adapter.encode_state(new_state)),
+                        stored,
                         entry,
                         store_request_id,
                         # Nothing: a retry's answer is rebuilt from the log (_replayed_answer),
                         # which keeps a busy game small in the store.
                         b"",
                         # A finished game stays readable for its own retention time.
-                        finished=game.adapter.is_over(new_state),
+                        finished=game.adapter.is_over(outcome.state),
                     )
             match result:
                 case Committed():
@@ -752,6 +1084,106 @@ class HostedGames:
                     fresh = duplicates_checked = True
         raise ApiError("UNAVAILABLE", "the game changed too often to take the move; retry")
 
+    async def _propose_deadline(self, game: _Game) -> None:
+        """Enter the game's next timeout in the store's index, before the commit that makes it
+        (see :meth:`~hanafuda_referee.store.GameStore.propose_deadline`)."""
+        deadline = pending_deadline(game.adapter, game.meta.seats, game.state, game.clock)
+        if deadline is not None:
+            await self._store.propose_deadline(game.game_id, deadline)
+
+    async def _apply_timeouts(self, game: _Game, now: int) -> tuple[_Game, list[Step]] | None:
+        """Commit the timeouts due at ``now`` (PLAY.md), racing the other replicas through the
+        same compare-and-set: the game as they left it and the timeouts this call applied
+        (the others' are in the game already), or None when none was due. Every request that
+        reads or changes a game with clocks comes here first, and so does the sweeper."""
+        applied: list[Step] = []
+        changed = False
+        for _ in range(MAX_ATTEMPTS):
+            seats = game.meta.seats
+            deadline = pending_deadline(game.adapter, seats, game.state, game.clock)
+            if deadline is None or deadline > now:
+                # Nothing due: the common case, answered without leaving the event loop.
+                return (game, applied) if changed else None
+            with engine_refusals():
+                due = await asyncio.to_thread(
+                    catch_up, game.adapter, seats, game.state, game.clock, now, game.event_count
+                )
+            if not due.steps:
+                return (game, applied) if changed else None
+            header = _Header.of_steps(now, game.event_count, due.steps, due.clock, _snapshot(game))
+            entry = [header.encode(), *due.blobs]
+            after = game.at(
+                game.version + 1, due.state, game.event_count + len(due.blobs), due.clock
+            )
+            stored = _wrap_state(after.event_count, game.adapter.encode_state(due.state), due.clock)
+            with store_failures(game.game_id):
+                await self._propose_deadline(after)
+                result = await self._store.commit(
+                    game.game_id,
+                    game.version,
+                    stored,
+                    entry,
+                    None,
+                    b"",
+                    finished=game.adapter.is_over(due.state),
+                )
+            changed = True
+            match result:
+                case Committed():
+                    self._cache.put(after)
+                    applied += due.timed_out
+                    return after, applied
+                case Conflict(version=version, state=state):
+                    game = self._decode(game.game_id, version, state, game.meta)
+                    self._cache.put(game)
+                case Duplicate():  # pragma: no cover - no request id was sent
+                    raise AssertionError("a commit without a request id answered as a retry")
+        raise ApiError("UNAVAILABLE", "the game changed too often to apply its timeouts; retry")
+
+    async def _current(self, game: _Game) -> _Game:
+        """``game`` with the timeouts due now applied (a game without clocks as it is)."""
+        if game.meta.seats.clock is None:
+            return game
+        due = await self._apply_timeouts(game, self._now_ms())
+        return game if due is None else due[0]
+
+    async def sweep(self, limit: int = 100) -> int:
+        """Apply the timeouts due now of up to ``limit`` games of the store's index of
+        deadlines, and settle their entries: how many games were looked at. Every replica runs
+        this about once a second (``serving``), so that a timeout happens, and its watchers
+        see it, when nobody calls; replicas race through the compare-and-set, so each timeout
+        is applied once."""
+        now = self._now_ms()
+        with store_failures():
+            due = await self._store.due_deadlines(now, limit)
+        for game_id, seen in due:
+            try:
+                game = await self._current(await self._load(game_id))
+            except ApiError as error:
+                if error.reason != "UNKNOWN_GAME":
+                    raise
+                with store_failures():
+                    await self._store.settle_deadline(game_id, seen, None)
+                continue
+            deadline = pending_deadline(game.adapter, game.meta.seats, game.state, game.clock)
+            with store_failures():
+                await self._store.settle_deadline(game_id, seen, deadline)
+        return len(due)
+
+    async def _replay_start(self, game: _Game, version: int) -> int:
+        """Where a replay up to store ``version`` starts reading the log (the store version it
+        reads after): at the last snapshot at or before ``version`` (see :func:`_snapshot`),
+        so that a resume costs at most a snapshot's interval of moves whatever the game's
+        length; at the creation for a game logged before snapshots were."""
+        start = version // SNAPSHOT_EVERY * SNAPSHOT_EVERY
+        if start == 0:
+            return -1
+        with store_failures(game.game_id):
+            entries = await self._store.events(game.game_id, start - 1, 1)
+        if entries and _Header.decode(entries[0].events[0]).initial_state:
+            return start - 1
+        return -1
+
     async def _replayed_answer(
         self, game: _Game, seat: int, version: int, move: Move, request_id: str | None
     ) -> MoveReply:
@@ -764,7 +1196,7 @@ class HostedGames:
         state: Any = None
         blobs: Sequence[bytes] = ()
         header: _Header | None = None
-        after = -1
+        after = await self._replay_start(game, version)
         while after < version:
             with store_failures(game.game_id):
                 page = await self._store.events(
@@ -780,7 +1212,7 @@ class HostedGames:
         assert header is not None  # the loop read at least the answered version's entry
         _check_retry(header, seat, move, request_id)
         # The game as the answered move left it: its events numbered on from the entry's first.
-        answered = game.at(version, state, header.sequence + len(blobs) - 1)
+        answered = game.at(version, state, header.sequence + len(blobs) - 1, header.clock)
         return MoveReply(answered, seat, blobs, header)
 
     # -- watch ---------------------------------------------------------------------------------
@@ -791,7 +1223,7 @@ class HostedGames:
         """Where ``WatchGame`` starts (see :mod:`.watching`): the game read, the caller's seat
         checked, and, without ``from_version``, the current view as the stream's first item."""
         game_id = _game_id(request.game)
-        game = await self._load(game_id)
+        game = await self._current(await self._load(game_id))
         seat = self._seat(caller, game.meta, required=False)
         if request.HasField("from_version"):
             if request.from_version > game.api_version:
@@ -801,9 +1233,12 @@ class HostedGames:
                     f"(version {game.api_version})",
                 )
             # Replay the log from the creation, silently up to the resume point.
-            return WatchCursor(game, seat, None, -1, request.from_version, steps=self._steps)
+            after = await self._replay_start(game, request.from_version)
+            return WatchCursor(game, seat, None, after, request.from_version, steps=self._steps)
         first = service_pb2.WatchGameResponse(
-            view=game.adapter.view(game.state, seat, game.info, game.api_version),
+            view=game.adapter.view(
+                game.state, seat, game.info, game.api_version, game.extra(MESSAGE)
+            ),
             version=game.api_version,
         )
         over = game.adapter.is_over(game.state)
@@ -820,28 +1255,51 @@ class HostedGames:
     async def log(
         self, request: service_pb2.GetGameLogRequest, caller: Caller
     ) -> service_pb2.GetGameLogResponse:
-        """``GetGameLog``: every event as the caller may see it; the seed and the deals too once
-        the game is over."""
+        """``GetGameLog``: one page of the events as the caller may see them; the seed and the
+        page's deals too once the game is over. A page token holds the store version the page
+        ended at and the number of deals before it, so a page reads only its own entries."""
         game_id = _game_id(request.game)
-        game = await self._load(game_id)
+        game = await self._current(await self._load(game_id))
         seat = self._seat(caller, game.meta, required=False)
+        size = min(request.page_size or LOG_PAGE_DEFAULT, LOG_PAGE_MAX)
+        after, first_deal = _read_page_token(request.page_token, game.version)
         response = service_pb2.GetGameLogResponse()
-        all_blobs: list[bytes] = []
-        after = -1
-        while after < game.version:
+        blobs: list[bytes] = []
+        full = False
+        while after < game.version and not full:
             with store_failures(game_id):
-                page = await self._store.events(game_id, after, _LOG_PAGE)
-            if not page:
+                # Every entry holds an event at least: no more entries than the page needs.
+                wanted = min(_LOG_PAGE, game.version - after, size - len(response.events))
+                entries = await self._store.events(game_id, after, wanted)
+            if not entries:
                 break
-            for entry in page:
+            written = len(response.events)
+            for entry in entries:
                 if entry.version > game.version:
                     break  # moved on since the load: stay consistent with the state read
                 response.events.extend(_events(game, game.state, entry.version, entry.events, seat))
-                all_blobs.extend(entry.events[1:])
+                blobs.extend(entry.events[1:])
                 after = entry.version
+                if len(response.events) >= size:
+                    full = True
+                    break
+                if len(response.events) - written >= _LOG_SLICE:
+                    # A long page is written in slices: other requests go on in between.
+                    await asyncio.sleep(0)
+                    written = len(response.events)
+        deals = game.adapter.deals_in(blobs)
+        if after < game.version:
+            response.next_page_token = _page_token(after, first_deal + deals)
         if game.adapter.is_over(game.state):
             response.seed = game.adapter.seed(game.state)
-            response.deals.extend(game.adapter.deal_records(game.state, all_blobs))
+            if deals:
+                ahead: list[bytes] = []
+                if after < game.version:
+                    with store_failures(game_id):
+                        for entry in await self._store.events(game_id, after, _DEAL_LOOKAHEAD):
+                            ahead.extend(entry.events[1:])
+                records = game.adapter.deal_records(game.state, blobs + ahead, first_deal)
+                response.deals.extend(records[:deals])
         return response
 
     async def count_games(self) -> int:

@@ -15,7 +15,7 @@ card sets are bit masks. Tags and the word table are append-only: stored games u
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from functools import lru_cache
 from typing import Any, TypeVar, cast
@@ -602,11 +602,19 @@ class HachiHachiAdapter:
         return state, [_blob(_Tag.GAME_CREATED), *encode_events(None, events)]
 
     def apply(
-        self, state: HachiHachiState, seat: int, move: Move
+        self, state: HachiHachiState, seat: int, move: Move, *, timed_out: bool = False
     ) -> tuple[HachiHachiState, list[bytes]]:
         """See :meth:`.adapter.GameAdapter.apply`."""
         after, events = apply(state, seat, move)
-        return after, encode_events(move, events)
+        return after, encode_events(move, events, timed_out=timed_out)
+
+    def to_act(self, state: HachiHachiState) -> int | None:
+        """See :meth:`.adapter.GameAdapter.to_act`."""
+        return None if state.phase is Phase.OVER else state.turn
+
+    def engine_view(self, state: HachiHachiState, seat: int) -> Any:
+        """See :meth:`.adapter.GameAdapter.engine_view`."""
+        return view(state, seat)
 
     def advance(self, state: HachiHachiState, seat: int, move: Move) -> HachiHachiState:
         """See :meth:`.adapter.GameAdapter.advance`."""
@@ -625,13 +633,26 @@ class HachiHachiAdapter:
         return state.phase is Phase.OVER
 
     def view(
-        self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int
+        self,
+        state: HachiHachiState,
+        seat: int | None,
+        game: GameInfo,
+        version: int,
+        extra: Mapping[str, object] | None = None,
     ) -> game_pb2.GameView:
         """See :meth:`.adapter.GameAdapter.view`: :meth:`written_view` as a message."""
-        return cast(game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE))
+        return cast(
+            game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE, extra)
+        )
 
     def written_view(
-        self, state: HachiHachiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
+        self,
+        state: HachiHachiState,
+        seat: int | None,
+        game: GameInfo,
+        version: int,
+        form: Form[W],
+        extra: Mapping[str, object] | None = None,
     ) -> W:
         """See :meth:`.adapter.GameAdapter.written_view`: composed from its parts, kept per
         rule set and form (the rules, seat lines, round results, moves), without the message."""
@@ -655,11 +676,13 @@ class HachiHachiAdapter:
             "legal_moves": form.list([written.move(m) for m in seen.legal_moves]),
             "field_multiplier": seen.multiplier,
             "table_halves": seen.table,
-            "results": written.results(seen.results),
+            "rounds_finished": len(seen.results),
             "floor_multiplier": seen.floor,
             "dealt_field": card_list(seen.dealt_field),
             "first_dekiyaku_points": seen.first_points,
         }
+        if seen.results:
+            values["last_result"] = written.last_result(seen.results[-1])
         if over:
             values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)
             values["game_result"] = form.message(
@@ -673,6 +696,8 @@ class HachiHachiAdapter:
                 )
             else:
                 values["waiting"] = written.waiting(_WAITING[state.phase], 0, 0)
+        if extra:
+            values.update(extra)
         return form.compose(_VIEW, values)
 
     def event(
@@ -701,12 +726,14 @@ class HachiHachiAdapter:
         return state.seed
 
     def deal_records(
-        self, state: HachiHachiState, blobs: Sequence[bytes]
+        self, state: HachiHachiState, blobs: Sequence[bytes], first: int = 0
     ) -> list[game_pb2.DealRecord]:
-        """Every deal: its hands and field from its ROUND_DEALT event, its stock from the
-        prepared deal or the seed, and its stock after drops rebuilt as the game built it, from
-        the hands its DROPPED events put aside (:func:`.hachihachi.game.stock_after_drops`).
-        Prepared again, in order and with the first dealer, they replay the game exactly."""
+        """The deals of ``blobs``: each one's hands and field from its ROUND_DEALT event, its
+        stock from the prepared deal or the seed, and its stock after drops rebuilt as the game
+        built it, from the hands its DROPPED events put aside
+        (:func:`.hachihachi.game.stock_after_drops`). Prepared again, in order and with the
+        first dealer, they replay the game exactly. A deal event carries its own number, so
+        ``first`` is not needed; drops before the first deal of ``blobs`` are an earlier deal's."""
         dealt: list[tuple[int, int, int, list[int], int]] = []
         aside: list[int] = []
         for blob in blobs:
@@ -744,6 +771,10 @@ class HachiHachiAdapter:
                 game_pb2.DealRecord(round=number, dealer=dealer, deal=deal_to_proto(deal))
             )
         return records
+
+    def deals_in(self, blobs: Sequence[bytes]) -> int:
+        """See :meth:`.adapter.GameAdapter.deals_in` (every tag is one varint byte)."""
+        return sum(1 for b in blobs if b[0] in (_Tag.ROUND_DEALT, _Tag.ROUND_DEALT_FIXED))
 
     def presets(self) -> list[rules_pb2.Preset]:
         """The Hachi-Hachi presets, the default first."""

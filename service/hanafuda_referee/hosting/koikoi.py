@@ -12,7 +12,7 @@ stored games use their numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from functools import lru_cache
 from typing import Any, TypeVar, cast
@@ -602,10 +602,20 @@ class KoiKoiAdapter:
         blobs += encode_events(state, state, None, events)
         return state, blobs
 
-    def apply(self, state: KoiKoiState, seat: int, move: Move) -> tuple[KoiKoiState, list[bytes]]:
+    def apply(
+        self, state: KoiKoiState, seat: int, move: Move, *, timed_out: bool = False
+    ) -> tuple[KoiKoiState, list[bytes]]:
         """See :meth:`.adapter.GameAdapter.apply`."""
         after, events = apply(state, seat, move)
-        return after, encode_events(state, after, move, events)
+        return after, encode_events(state, after, move, events, timed_out=timed_out)
+
+    def to_act(self, state: KoiKoiState) -> int | None:
+        """See :meth:`.adapter.GameAdapter.to_act`."""
+        return None if state.phase is Phase.OVER else state.turn
+
+    def engine_view(self, state: KoiKoiState, seat: int) -> Any:
+        """See :meth:`.adapter.GameAdapter.engine_view`."""
+        return view(state, seat)
 
     def advance(self, state: KoiKoiState, seat: int, move: Move) -> KoiKoiState:
         """See :meth:`.adapter.GameAdapter.advance`."""
@@ -624,13 +634,26 @@ class KoiKoiAdapter:
         return state.phase is Phase.OVER
 
     def view(
-        self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int
+        self,
+        state: KoiKoiState,
+        seat: int | None,
+        game: GameInfo,
+        version: int,
+        extra: Mapping[str, object] | None = None,
     ) -> game_pb2.GameView:
         """See :meth:`.adapter.GameAdapter.view`: :meth:`written_view` as a message."""
-        return cast(game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE))
+        return cast(
+            game_pb2.GameView, self.written_view(state, seat, game, version, MESSAGE, extra)
+        )
 
     def written_view(
-        self, state: KoiKoiState, seat: int | None, game: GameInfo, version: int, form: Form[W]
+        self,
+        state: KoiKoiState,
+        seat: int | None,
+        game: GameInfo,
+        version: int,
+        form: Form[W],
+        extra: Mapping[str, object] | None = None,
     ) -> W:
         """See :meth:`.adapter.GameAdapter.written_view`: composed from its parts, kept per
         rule set and form (the rules, seat lines, round results, moves), without the message."""
@@ -655,10 +678,12 @@ class KoiKoiAdapter:
             "field": card_list(seen.field),
             "stock_size": seen.stock_size,
             "legal_moves": form.list([written.move(m) for m in seen.legal_moves]),
-            "results": written.results(seen.results),
+            "rounds_finished": len(seen.results),
             "turn_start_points": seen.turn_points,
             "willow_seen": seen.willow_seen,
         }
+        if seen.results:
+            values["last_result"] = written.last_result(seen.results[-1])
         if over:
             values["waiting"] = written.waiting(game_pb2.WAITING_FOR_NOTHING, 0, 0)
             end = _game_end(rules, state.scores, state.resigned)
@@ -675,6 +700,8 @@ class KoiKoiAdapter:
                 values["waiting"] = written.waiting(_WAITING[state.phase], 0, 0)
         if state.last_caller >= 0:
             values["last_koikoi_caller"] = state.last_caller
+        if extra:
+            values.update(extra)
         return form.compose(_VIEW, values)
 
     def event(
@@ -702,8 +729,10 @@ class KoiKoiAdapter:
         """The game's seed."""
         return state.seed
 
-    def deal_records(self, state: KoiKoiState, blobs: Sequence[bytes]) -> list[game_pb2.DealRecord]:
-        """Every deal, rebuilt from the prepared deals and the seed; its round and dealer come
+    def deal_records(
+        self, state: KoiKoiState, blobs: Sequence[bytes], first: int = 0
+    ) -> list[game_pb2.DealRecord]:
+        """The deals, rebuilt from the prepared deals and the seed; their round and dealer come
         from the ROUND_DEALT events, which the game logs once per deal, in order."""
         records: list[game_pb2.DealRecord] = []
         for blob in blobs:
@@ -711,7 +740,7 @@ class KoiKoiAdapter:
             if r.uint() not in (_Tag.ROUND_DEALT, _Tag.ROUND_DEALT_FIXED):
                 continue
             number, dealer = r.uint(), r.uint()
-            index = len(records)
+            index = first + len(records)
             deal = (
                 state.prepared[index]
                 if index < len(state.prepared)
@@ -721,6 +750,10 @@ class KoiKoiAdapter:
                 game_pb2.DealRecord(round=number, dealer=dealer, deal=deal_to_proto(deal))
             )
         return records
+
+    def deals_in(self, blobs: Sequence[bytes]) -> int:
+        """See :meth:`.adapter.GameAdapter.deals_in` (every tag is one varint byte)."""
+        return sum(1 for b in blobs if b[0] in (_Tag.ROUND_DEALT, _Tag.ROUND_DEALT_FIXED))
 
     def presets(self) -> list[rules_pb2.Preset]:
         """The six presets, the default first."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hanafuda_referee.errors import Reason, RulesError
+from hanafuda_referee.hosting.turns import ClockSettings, Seats
 from hanafuda_referee.varint import Reader, Writer
 
 __all__ = ["GameMeta", "hash_token", "new_game_id", "new_token", "seat_of_token"]
@@ -63,9 +64,12 @@ class GameMeta:
     token_hashes: tuple[bytes, ...]
     #: Creation time, Unix milliseconds.
     created_ms: int
+    #: The bot seats and the turn clocks (PLAY.md); none of either by default.
+    seats: Seats = field(default_factory=Seats)
 
     def encode(self) -> bytes:
-        """The meta as compact bytes."""
+        """The meta as compact bytes (bots and clocks as optional last fields, so that a game
+        without them keeps the bytes it always had)."""
         w = Writer()
         w.uint(_META_FORMAT)
         w.uint(self.kind)
@@ -74,6 +78,12 @@ class GameMeta:
         for name, digest in zip(self.players, self.token_hashes, strict=True):
             w.text(name)
             w.small_ints(list(digest))
+        if not self.seats.plain:
+            w.small_ints(self.seats.bots)
+            clock = self.seats.clock
+            w.uint(clock is not None)
+            if clock is not None:
+                clock.write(w)
         return w.getvalue()
 
     @classmethod
@@ -88,5 +98,9 @@ class GameMeta:
         for _ in range(r.uint()):
             players.append(r.text())
             hashes.append(bytes(r.small_ints()))
+        seats = Seats()
+        if r.position < len(data):
+            bots = r.small_ints()
+            seats = Seats(bots, ClockSettings.read(r) if r.uint() else None)
         r.done()
-        return cls(kind, tuple(players), tuple(hashes), created)
+        return cls(kind, tuple(players), tuple(hashes), created, seats)

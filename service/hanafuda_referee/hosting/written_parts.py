@@ -2,7 +2,7 @@
 
 A view is composed (:meth:`hanafuda_referee.writers.forms.Form.compose`) from parts written once and
 kept between requests, per rule set and form: the rules, the legal moves, what the game waits for,
-the finished rounds and, for the events, the payload of each stored event blob. Each adapter
+the last finished round and, for the events, the payload of each stored event blob. Each adapter
 subclasses :class:`WrittenParts` with its own seat lines (Koi-Koi's yaku, Hachi-Hachi's teyaku and
 dekiyaku) and gives it how its rule set, events and round results read as messages.
 """
@@ -18,7 +18,6 @@ from hanafuda.v1 import game_pb2
 
 from hanafuda_referee.hosting.adapter import GameInfo
 from hanafuda_referee.hosting.convert import card_list, move_message
-from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.moves import Move
 from hanafuda_referee.writers.forms import Form, WrittenEvent, written_event
 
@@ -35,9 +34,9 @@ _WAITING_TYPE = game_pb2.Waiting.DESCRIPTOR
 class WrittenParts(Generic[W]):
     """The parts of views and the events of one rule set, written in ``form`` and kept.
 
-    Every view carries the rules, the legal moves, what the game waits for and every finished
-    round; most of a move's events recur (a card played or drawn and what it took). Caches are
-    bounded; parts are shared between answers and never mutated (the message form's
+    Every view carries the rules, the legal moves, what the game waits for and the last
+    finished round; most of a move's events recur (a card played or drawn and what it took).
+    Caches are bounded; parts are shared between answers and never mutated (the message form's
     constructors copy them).
     """
 
@@ -65,17 +64,11 @@ class WrittenParts(Generic[W]):
         self._round_result = lru_cache(maxsize=4096)(self._round_result_uncached)
         # Larger: the plays and draws of a card with what they take number a few thousand.
         self._event_cached = lru_cache(maxsize=16384)(self._event)
-        # By the identity of a state's results tuple (see results).
-        self._results: IdentityCache[tuple[Any, ...], Any] = IdentityCache(1024)
 
-    def results(self, results: tuple[Any, ...]) -> Any:
-        """The finished rounds, as a repeated field's value. A game's states share their
-        results tuple until a round ends, so it is looked up by identity first: hashing every
-        result of a long game on every view costs more than the lookups it saves."""
-        known = self._results.get(results)
-        if known is not None:
-            return known
-        return self._results.put(results, self.form.list([self._round_result(r) for r in results]))
+    def last_result(self, result: Any) -> W:
+        """A finished round's result, written once (a view carries the last one until the next
+        round ends)."""
+        return self._round_result(result)
 
     def event(self, blob: bytes, seat: int | None, players: tuple[str, ...]) -> WrittenEvent[W]:
         """A stored event as ``seat`` (None: a spectator) of a game with these players sees it,

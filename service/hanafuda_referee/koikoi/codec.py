@@ -24,9 +24,12 @@ from hanafuda_referee.varint import Reader, Writer, mask_bytes, pack, zigzag
 
 __all__ = ["decode", "encode"]
 
-#: The format written: 2, whose hands have a fixed width (see :mod:`..varint`). Format 1 (the
-#: hands as varints) is read too.
-_FORMAT = 2
+#: The format written: 3, whose finished rounds come with their length, so that a state decoded
+#: again (every read of a stored game) finds them by their bytes without parsing them: a long
+#: game's reads cost what its present costs. Format 2 (the same without that length) and
+#: format 1 (hands as varints, see :mod:`..varint`) are read too.
+_FORMAT = 3
+_FORMAT_UNSIZED_RESULTS = 2
 _FORMAT_VARINT_HANDS = 1
 #: The words of round results, stored as their index here (append only: stored states use them).
 _WORDS = (
@@ -126,6 +129,36 @@ def _results(results: tuple[RoundResult, ...]) -> bytes:
     return _RESULTS.put(results, pack(*values))
 
 
+def _sized_results(results: tuple[RoundResult, ...]) -> bytes:
+    data = _results(results)
+    return pack(len(data)) + data
+
+
+def _read_results(r: Reader) -> tuple[RoundResult, ...]:
+    results = []
+    for _ in range(r.uint()):
+        number, result_dealer = r.uint(), r.uint()
+        outcome, detail = _WORDS[r.uint()], _WORDS[r.uint()]
+        winner = r.uint() - 1
+        points, taken, own, opp, opp_points = (r.uint() for _ in range(5))
+        results.append(
+            RoundResult(
+                number,
+                round_month(number),
+                result_dealer,
+                outcome,
+                detail,
+                winner,
+                points,
+                taken,
+                own,
+                opp,
+                opp_points,
+            )
+        )
+    return tuple(results)
+
+
 def encode(state: KoiKoiState) -> bytes:
     """The state as bytes; :func:`decode` gives back an equal state.
 
@@ -162,7 +195,7 @@ def encode(state: KoiKoiState) -> bytes:
         (
             _head(state),
             pack(deals_made, round_number, dealer, zigzag(scores[0]), zigzag(scores[1])),
-            _results(results),
+            _sized_results(results),
             pack(phase, turn),
             mask_bytes(hands[0]),
             mask_bytes(hands[1]),
@@ -190,7 +223,7 @@ def decode(data: bytes) -> KoiKoiState:
     """The state :func:`encode` encoded. Raises ``RulesError`` (``BAD_ENCODING``) on bad input."""
     r = Reader(data)
     state_format = r.uint()
-    if state_format not in (_FORMAT, _FORMAT_VARINT_HANDS):
+    if state_format not in (_FORMAT, _FORMAT_UNSIZED_RESULTS, _FORMAT_VARINT_HANDS):
         raise RulesError(Reason.BAD_ENCODING, "unknown Koi-Koi state format")
     preset = r.text()
     overrides_text = r.text()
@@ -202,32 +235,20 @@ def decode(data: bytes) -> KoiKoiState:
     )
     deals_made, round_number, dealer = r.uint(), r.uint(), r.uint()
     scores = (r.sint(), r.sint())
-    results_start = r.position
-    results = []
-    for _ in range(r.uint()):
-        number, result_dealer = r.uint(), r.uint()
-        outcome, detail = _WORDS[r.uint()], _WORDS[r.uint()]
-        winner = r.uint() - 1
-        points, taken, own, opp, opp_points = (r.uint() for _ in range(5))
-        results.append(
-            RoundResult(
-                number,
-                round_month(number),
-                result_dealer,
-                outcome,
-                detail,
-                winner,
-                points,
-                taken,
-                own,
-                opp,
-                opp_points,
-            )
-        )
-    shared = _DECODED_RESULTS.intern(data[results_start : r.position], tuple(results))
+    if state_format == _FORMAT:
+        results_bytes = r.take(r.uint())
+        shared = _DECODED_RESULTS.get(results_bytes)
+        if shared is None:
+            sub = Reader(results_bytes)
+            shared = _DECODED_RESULTS.intern(results_bytes, _read_results(sub))
+            sub.done()
+    else:
+        results_start = r.position
+        parsed = _read_results(r)
+        shared = _DECODED_RESULTS.intern(data[results_start : r.position], parsed)
     phase = Phase(r.uint())
     turn = r.uint()
-    hands = (r.mask(), r.mask()) if state_format == _FORMAT else (r.uint(), r.uint())
+    hands = (r.uint(), r.uint()) if state_format == _FORMAT_VARINT_HANDS else (r.mask(), r.mask())
     field = r.uint()
     stock = r.small_ints()
     stock_pos = r.uint()

@@ -151,6 +151,38 @@ class GameStore(Protocol):
         """
         ...
 
+    async def remember(self, key: str, value: bytes) -> bytes | None:
+        """Keep ``value`` under ``key`` (a name of the caller's, short and free of secrets)
+        for the answer time-to-live, unless a value is kept there already: None when this one
+        was kept, else the value kept before (left as it was). Atomic: of two callers racing
+        with one key, one keeps its value and the other gets it."""
+        ...
+
+    async def recall(self, key: str) -> bytes | None:
+        """The value :meth:`remember` keeps under ``key``, or None (never kept, or expired)."""
+        ...
+
+    async def propose_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """Enter ``game_id`` in the index of deadlines (turn clocks) at ``deadline_ms``, or
+        move its entry earlier if it is later; never later (see :meth:`settle_deadline`).
+
+        Called before the commit that gives the game that deadline, so that the index holds
+        every deadline a committed state has: an entry may be early or stale, never missing.
+        """
+        ...
+
+    async def due_deadlines(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Up to ``limit`` entries of the index of deadlines due at ``now_ms`` (the earliest
+        first), as (game id, deadline)."""
+        ...
+
+    async def settle_deadline(self, game_id: str, seen_ms: int, deadline_ms: int | None) -> None:
+        """Replace ``game_id``'s entry in the index, if it still says ``seen_ms``, with
+        ``deadline_ms`` (None: remove it): what a sweeper does once it has applied the
+        timeouts due. An entry moved since (a commit proposed another deadline) is left alone.
+        """
+        ...
+
     async def events(self, game_id: str, after_version: int, limit: int) -> list[VersionedEvents]:
         """Up to ``limit`` log entries with a version greater than ``after_version``, in order.
 

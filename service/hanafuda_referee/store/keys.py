@@ -61,6 +61,15 @@ class KeySpace:
         keep it short and free of secrets (a digest)."""
         return f"{self.prefix}rate:{bucket}"
 
+    def remembered(self, key: str) -> str:
+        """The key of a value :meth:`~.contract.GameStore.remember` keeps (no hash tag)."""
+        return f"{self.prefix}kept:{key}"
+
+    def deadlines(self) -> str:
+        """The key of the index of deadlines (a sorted set of game ids by deadline; no hash
+        tag: it belongs to no game, and the game pattern does not match it)."""
+        return f"{self.prefix}deadlines"
+
     def probe(self) -> str:
         """The key the benchmark's reference write sets (no hash tag: it belongs to no game, and
         the game pattern does not match it)."""

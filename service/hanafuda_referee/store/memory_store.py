@@ -96,6 +96,11 @@ class MemoryStore:
         #: Token buckets: name -> (tokens left, clock time of that count); the buckets full again
         #: are forgotten whenever there are more than :attr:`_bucket_sweep_at`.
         self._buckets: dict[str, tuple[float, float]] = {}
+        #: What :meth:`remember` keeps: key -> (expiry on the store's clock, value).
+        self._kept: dict[str, tuple[float, bytes]] = {}
+        self._kept_sweep_at = _MIN_BUCKET_SWEEP
+        #: The index of deadlines (turn clocks): game id -> deadline, Unix milliseconds.
+        self._deadlines: dict[str, int] = {}
         self._bucket_sweep_at = _MIN_BUCKET_SWEEP
 
     # -- expiry -----------------------------------------------------------------------------
@@ -263,6 +268,50 @@ class MemoryStore:
             return (1 - tokens) / per_second
         self._buckets[bucket] = (tokens - 1, now)
         return 0.0
+
+    async def remember(self, key: str, value: bytes) -> bytes | None:
+        """See :meth:`.contract.GameStore.remember`."""
+        self._check_open()
+        now = self._clock()
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] > now:
+            return kept[1]
+        if len(self._kept) > self._kept_sweep_at:
+            # Forget what expired; the next sweep waits until the live ones have doubled.
+            self._kept = {k: v for k, v in self._kept.items() if v[0] > now}
+            self._kept_sweep_at = max(_MIN_BUCKET_SWEEP, 2 * len(self._kept))
+        self._kept[key] = (now + self._settings.answer_keep, bytes(value))
+        return None
+
+    async def recall(self, key: str) -> bytes | None:
+        """See :meth:`.contract.GameStore.recall`."""
+        self._check_open()
+        kept = self._kept.get(key)
+        return kept[1] if kept is not None and kept[0] > self._clock() else None
+
+    async def propose_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """See :meth:`.contract.GameStore.propose_deadline`."""
+        self._check_open()
+        check_game_id(game_id)
+        known = self._deadlines.get(game_id)
+        if known is None or deadline_ms < known:
+            self._deadlines[game_id] = int(deadline_ms)
+
+    async def due_deadlines(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """See :meth:`.contract.GameStore.due_deadlines`."""
+        self._check_open()
+        due = sorted((d, g) for g, d in self._deadlines.items() if d <= now_ms)
+        return [(g, d) for d, g in due[:limit]]
+
+    async def settle_deadline(self, game_id: str, seen_ms: int, deadline_ms: int | None) -> None:
+        """See :meth:`.contract.GameStore.settle_deadline`."""
+        self._check_open()
+        if self._deadlines.get(game_id) != seen_ms:
+            return
+        if deadline_ms is None:
+            del self._deadlines[game_id]
+        else:
+            self._deadlines[game_id] = int(deadline_ms)
 
     async def count_games(self) -> int:
         """Exact number of live games."""

@@ -107,6 +107,7 @@ from .scripts import (
     CREATE,
     DELETE,
     READ_EVENTS,
+    SETTLE_DEADLINE,
     TAKE_TOKEN,
     Command,
     PipelineRunner,
@@ -120,6 +121,7 @@ from .validation import (
     check_bucket,
     check_bytes,
     check_events,
+    check_game_id,
     check_range,
     check_request_id,
 )
@@ -545,6 +547,53 @@ class RedisStore:
         wait_ms = await self._run("take_token", TAKE_TOKEN.run(self._clients.main, [key], args))
         return int(wait_ms) / 1000
 
+    async def remember(self, key: str, value: bytes) -> bytes | None:
+        """See :meth:`.contract.GameStore.remember`: ``SET NX GET PX``, one command."""
+        value = check_bytes("value", value)
+        command = (
+            "SET", self._keys.remembered(key), value, "NX", "GET",
+            "PX", self._settings.answer_keep_ms,
+        )  # fmt: skip
+        # get=True: redis-py's reply parser for SET gives the old value only when told.
+        kept = await self._run("remember", self._clients.main.execute_command(*command, get=True))
+        return None if kept is None else bytes(kept)
+
+    async def recall(self, key: str) -> bytes | None:
+        """See :meth:`.contract.GameStore.recall`."""
+        command = ("GET", self._keys.remembered(key))
+        kept = await self._run("recall", self._clients.main.execute_command(*command))
+        return None if kept is None else bytes(kept)
+
+    async def propose_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """See :meth:`.contract.GameStore.propose_deadline`: ``ZADD LT``, which adds or moves
+        earlier, never later."""
+        check_game_id(game_id)
+        command = ("ZADD", self._keys.deadlines(), "LT", int(deadline_ms), game_id)
+        await self._run("propose_deadline", self._clients.main.execute_command(*command))
+
+    async def due_deadlines(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """See :meth:`.contract.GameStore.due_deadlines`."""
+        command = (
+            "ZRANGE", self._keys.deadlines(), "-inf", int(now_ms), "BYSCORE",
+            "LIMIT", 0, int(limit), "WITHSCORES",
+        )  # fmt: skip
+        reply = await self._run("due_deadlines", self._clients.main.execute_command(*command))
+        return [
+            (member.decode() if isinstance(member, bytes) else str(member), int(float(score)))
+            for member, score in _pairs(reply)
+        ]
+
+    async def settle_deadline(self, game_id: str, seen_ms: int, deadline_ms: int | None) -> None:
+        """See :meth:`.contract.GameStore.settle_deadline`: one script on the index."""
+        check_game_id(game_id)
+        args: list[bytes | str | int] = [
+            game_id,
+            int(seen_ms),
+            "" if deadline_ms is None else int(deadline_ms),
+        ]
+        key = self._keys.deadlines()
+        await self._run("settle_deadline", SETTLE_DEADLINE.run(self._clients.main, [key], args))
+
     async def count_games(self) -> int:
         """Game keys of this prefix, by SCAN over every primary (see the module docstring).
 
@@ -591,3 +640,12 @@ class RedisStore:
             await self._batcher.close()
         with self._failures("close"):
             await self._clients.close()
+
+
+def _pairs(reply: Any) -> list[tuple[Any, Any]]:
+    """A WITHSCORES reply as (member, score) pairs: redis-py gives pairs already for ZRANGE
+    under RESP2 with its score callback, a flat list otherwise."""
+    items = list(reply or [])
+    if items and isinstance(items[0], (list, tuple)):
+        return [(m, s) for m, s in items]
+    return list(zip(items[0::2], items[1::2], strict=True))

@@ -229,6 +229,22 @@ return 0
 """,
 )
 
+#: KEYS: the index of deadlines. ARGV: game id, the deadline seen, the new deadline ('' to
+#: remove). Replaces the entry only if it still holds the deadline seen.
+SETTLE_DEADLINE = LuaScript(
+    "settle_deadline",
+    """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
+""",
+)
+
 #: KEYS: game. ARGV: first index, last index (of the list: a version's index is version + 1).
 #: Returns nil if the game does not exist, else the LRANGE reply. One script instead of EXISTS
 #: plus LRANGE keeps "unknown game" distinct from "no new events" in one round trip.

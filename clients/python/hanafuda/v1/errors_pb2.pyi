@@ -125,8 +125,8 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     REASON_UNAVAILABLE: _Reason.ValueType  # 25
     """The service cannot serve the request right now (store unreachable, shutting down); retrying
     later may succeed. On a request that changes a game, the outcome is unknown: the change may
-    have been made. Retry a move with the same `request_id`: the retry answers the first
-    outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
+    have been made. Retry a move or a creation with the same `request_id`: the retry answers the
+    first outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
     """
     REASON_API_KEY_REQUIRED: _Reason.ValueType  # 26
     """The server requires an API key for this method and the request carries none or a wrong one.
@@ -138,9 +138,10 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_REQUEST_ID_REUSED: _Reason.ValueType  # 28
-    """The move's `request_id` was already used by this seat for a different move: a retry must
-    repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
-    move. gRPC `INVALID_ARGUMENT`, HTTP 400.
+    """The move's `request_id` was already used by this seat for a different move (or a creation's,
+    by this client for a different creation): a retry must repeat the request it retries.
+    Nothing changes; the first request stands. Use a new id for a new request.
+    gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_UNSUPPORTED_MEDIA_TYPE: _Reason.ValueType  # 29
     """HTTP only: a request body not declared `application/json` (a `Content-Type` of another type,
@@ -155,6 +156,13 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
     header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
     gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+    """
+    REASON_TIMED_OUT: _Reason.ValueType  # 31
+    """The seat's clock ran out before the move came, and the timeout took the decision it was for
+    (PLAY.md): nothing of the move was done. `ErrorInfo.metadata["taken"]` says what the timeout
+    did for the seat (`resign`, or the move the timeout bot made, as `play pine-crane`) and
+    `current_version` the game's version now. Re-read the game.
+    gRPC `ABORTED`, HTTP 409.
     """
 
 class Reason(_Reason, metaclass=_ReasonEnumTypeWrapper):
@@ -272,8 +280,8 @@ out of range). gRPC `INVALID_ARGUMENT`, HTTP 400.
 REASON_UNAVAILABLE: Reason.ValueType  # 25
 """The service cannot serve the request right now (store unreachable, shutting down); retrying
 later may succeed. On a request that changes a game, the outcome is unknown: the change may
-have been made. Retry a move with the same `request_id`: the retry answers the first
-outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
+have been made. Retry a move or a creation with the same `request_id`: the retry answers the
+first outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
 """
 REASON_API_KEY_REQUIRED: Reason.ValueType  # 26
 """The server requires an API key for this method and the request carries none or a wrong one.
@@ -285,9 +293,10 @@ REASON_MALFORMED_MOVE: Reason.ValueType  # 27
 gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_REQUEST_ID_REUSED: Reason.ValueType  # 28
-"""The move's `request_id` was already used by this seat for a different move: a retry must
-repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
-move. gRPC `INVALID_ARGUMENT`, HTTP 400.
+"""The move's `request_id` was already used by this seat for a different move (or a creation's,
+by this client for a different creation): a retry must repeat the request it retries.
+Nothing changes; the first request stands. Use a new id for a new request.
+gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_UNSUPPORTED_MEDIA_TYPE: Reason.ValueType  # 29
 """HTTP only: a request body not declared `application/json` (a `Content-Type` of another type,
@@ -302,5 +311,12 @@ key when it sends one, else its network address, shared by every replica). Nothi
 created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
 header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
 gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+"""
+REASON_TIMED_OUT: Reason.ValueType  # 31
+"""The seat's clock ran out before the move came, and the timeout took the decision it was for
+(PLAY.md): nothing of the move was done. `ErrorInfo.metadata["taken"]` says what the timeout
+did for the seat (`resign`, or the move the timeout bot made, as `play pine-crane`) and
+`current_version` the game's version now. Re-read the game.
+gRPC `ABORTED`, HTTP 409.
 """
 Global___Reason: _TypeAlias = Reason  # noqa: Y015

@@ -981,10 +981,10 @@ class DecisionTimedOut(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     MOVE_FIELD_NUMBER: _builtins.int
-    AUTOMATIC_IN_A_ROW_FIELD_NUMBER: _builtins.int
+    AUTOMATIC_IN_ROW_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat whose clock ran out."""
-    automatic_in_a_row: _builtins.int
+    automatic_in_row: _builtins.int
     """How many automatic decisions in a row the seat has had, this one included."""
     @_builtins.property
     def move(self) -> _moves_pb2.Move:
@@ -995,11 +995,11 @@ class DecisionTimedOut(_message.Message):
         *,
         seat: _builtins.int = ...,
         move: _moves_pb2.Move | None = ...,
-        automatic_in_a_row: _builtins.int = ...,
+        automatic_in_row: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic_in_a_row", b"automatic_in_a_row", "move", b"move", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic_in_row", b"automatic_in_row", "move", b"move", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

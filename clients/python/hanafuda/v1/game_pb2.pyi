@@ -10,6 +10,7 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from hanafuda.v1 import cards_pb2 as _cards_pb2
 from hanafuda.v1 import moves_pb2 as _moves_pb2
+from hanafuda.v1 import play_pb2 as _play_pb2
 from hanafuda.v1 import rules_pb2 as _rules_pb2
 from hanafuda.v1 import scoring_pb2 as _scoring_pb2
 import builtins as _builtins
@@ -464,8 +465,11 @@ class GameView(_message.Message):
     FIELD_MULTIPLIER_FIELD_NUMBER: _builtins.int
     TABLE_HALVES_FIELD_NUMBER: _builtins.int
     LAST_KOIKOI_CALLER_FIELD_NUMBER: _builtins.int
-    RESULTS_FIELD_NUMBER: _builtins.int
     GAME_RESULT_FIELD_NUMBER: _builtins.int
+    LAST_RESULT_FIELD_NUMBER: _builtins.int
+    ROUNDS_FINISHED_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     TURN_START_POINTS_FIELD_NUMBER: _builtins.int
     WILLOW_SEEN_FIELD_NUMBER: _builtins.int
     FLOOR_MULTIPLIER_FIELD_NUMBER: _builtins.int
@@ -497,6 +501,8 @@ class GameView(_message.Message):
     """Hachi-Hachi: the drop fees on the table this round, in half points."""
     last_koikoi_caller: _builtins.int
     """Koi-Koi: the last seat to call koi-koi this round; unset when nobody has."""
+    rounds_finished: _builtins.int
+    """How many rounds have finished (a round ended by a resignation is not one)."""
     turn_start_points: _builtins.int
     """Koi-Koi: the yaku points the seat on turn had when its turn began: its yaku check this turn
     asks it koi-koi or stop only if its points rise above them.
@@ -540,12 +546,25 @@ class GameView(_message.Message):
         """
 
     @_builtins.property
-    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___RoundResult]:
-        """The results of the finished rounds, in order."""
-
-    @_builtins.property
     def game_result(self) -> Global___GameResult:
         """The game's result, set once `status` is `GAME_STATUS_OVER`."""
+
+    @_builtins.property
+    def last_result(self) -> Global___RoundResult:
+        """The last finished round's result; unset before the first round ends. A view costs what the
+        present costs: the running totals are the seats' `score` / `balance_halves`, and every
+        earlier round's result is in the log (its `round_ended` events).
+        """
+
+    @_builtins.property
+    def clock(self) -> _play_pb2.ClockView:
+        """The turn clocks; unset when the game has none."""
+
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_play_pb2.BotLevel.ValueType]:
+        """The built-in bot playing each seat, indexed by seat (`BOT_LEVEL_UNSPECIFIED`: a person);
+        empty when no seat is a bot.
+        """
 
     @_builtins.property
     def dealt_field(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Card.ValueType]:
@@ -575,17 +594,20 @@ class GameView(_message.Message):
         field_multiplier: _builtins.int = ...,
         table_halves: _builtins.int = ...,
         last_koikoi_caller: _builtins.int | None = ...,
-        results: _abc.Iterable[Global___RoundResult] | None = ...,
         game_result: Global___GameResult | None = ...,
+        last_result: Global___RoundResult | None = ...,
+        rounds_finished: _builtins.int = ...,
+        clock: _play_pb2.ClockView | None = ...,
+        bots: _abc.Iterable[_play_pb2.BotLevel.ValueType] | None = ...,
         turn_start_points: _builtins.int = ...,
         willow_seen: _builtins.bool = ...,
         floor_multiplier: _builtins.int = ...,
         dealt_field: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
         first_dekiyaku_points: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "game_result", b"game_result", "last_koikoi_caller", b"last_koikoi_caller", "rules", b"rules", "turn", b"turn", "viewer_seat", b"viewer_seat", "waiting", b"waiting"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "clock", b"clock", "game_result", b"game_result", "last_koikoi_caller", b"last_koikoi_caller", "last_result", b"last_result", "rules", b"rules", "turn", b"turn", "viewer_seat", b"viewer_seat", "waiting", b"waiting"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "dealer", b"dealer", "dealt_field", b"dealt_field", "field", b"field", "field_multiplier", b"field_multiplier", "first_dekiyaku_points", b"first_dekiyaku_points", "floor_multiplier", b"floor_multiplier", "game", b"game", "game_result", b"game_result", "hand", b"hand", "kind", b"kind", "last_koikoi_caller", b"last_koikoi_caller", "legal_moves", b"legal_moves", "results", b"results", "round", b"round", "round_month", b"round_month", "rules", b"rules", "seats", b"seats", "status", b"status", "stock_size", b"stock_size", "table_halves", b"table_halves", "turn", b"turn", "turn_start_points", b"turn_start_points", "version", b"version", "viewer_seat", b"viewer_seat", "waiting", b"waiting", "willow_seen", b"willow_seen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "bots", b"bots", "clock", b"clock", "dealer", b"dealer", "dealt_field", b"dealt_field", "field", b"field", "field_multiplier", b"field_multiplier", "first_dekiyaku_points", b"first_dekiyaku_points", "floor_multiplier", b"floor_multiplier", "game", b"game", "game_result", b"game_result", "hand", b"hand", "kind", b"kind", "last_koikoi_caller", b"last_koikoi_caller", "last_result", b"last_result", "legal_moves", b"legal_moves", "round", b"round", "round_month", b"round_month", "rounds_finished", b"rounds_finished", "rules", b"rules", "seats", b"seats", "status", b"status", "stock_size", b"stock_size", "table_halves", b"table_halves", "turn", b"turn", "turn_start_points", b"turn_start_points", "version", b"version", "viewer_seat", b"viewer_seat", "waiting", b"waiting", "willow_seen", b"willow_seen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_koikoi_caller: _TypeAlias = _typing.Literal["last_koikoi_caller"]  # noqa: Y015
     _WhichOneofArgType__last_koikoi_caller: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller"]  # noqa: Y015

@@ -11,6 +11,7 @@ from hanafuda.v1 import cards_pb2 as _cards_pb2
 from hanafuda.v1 import events_pb2 as _events_pb2
 from hanafuda.v1 import game_pb2 as _game_pb2
 from hanafuda.v1 import moves_pb2 as _moves_pb2
+from hanafuda.v1 import play_pb2 as _play_pb2
 from hanafuda.v1 import rules_pb2 as _rules_pb2
 from hanafuda.v1 import scoring_pb2 as _scoring_pb2
 import builtins as _builtins
@@ -451,6 +452,9 @@ class CreateGameRequest(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     PREPARED_DEALS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     kind: _rules_pb2.GameKind.ValueType
     """The game to play. Required."""
     preset: _builtins.str
@@ -462,6 +466,14 @@ class CreateGameRequest(_message.Message):
     seed: _builtins.int
     """Testing only (refused with `TESTING_FEATURE_DISABLED` unless the server allows it): the seed
     of the game's random number generator, for a reproducible game.
+    """
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 characters) that makes the creation idempotent: a retry with the
+    same id by the same client (the same API key, else the same address) within the retry window
+    (the answer time-to-live, 10 minutes) answers the first outcome, the same game and tokens,
+    with the game's current view, and creates nothing. The same id with a different request is
+    refused with `REQUEST_ID_REUSED`. The id guards the seat tokens of that answer: make it
+    unguessable (a UUID). Empty: no idempotency.
     """
     @_builtins.property
     def koi_koi(self) -> _rules_pb2.KoiKoiRules:
@@ -484,6 +496,18 @@ class CreateGameRequest(_message.Message):
         Each must hold every card exactly once, with hands for every seat.
         """
 
+    @_builtins.property
+    def clock(self) -> _play_pb2.ClockOptions:
+        """Turn clocks (PLAY.md); off when unset."""
+
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_play_pb2.BotLevel.ValueType]:
+        """The built-in bot playing each seat, indexed by seat (`BOT_LEVEL_UNSPECIFIED`, or a shorter
+        list: a person). A bot's decisions are taken in the same commit as the move that hands it the
+        turn. A game with no person at all is refused with `TESTING_FEATURE_DISABLED` unless the
+        server allows testing features.
+        """
+
     def __init__(
         self,
         *,
@@ -495,10 +519,13 @@ class CreateGameRequest(_message.Message):
         first_dealer: _builtins.int | None = ...,
         seed: _builtins.int | None = ...,
         prepared_deals: _abc.Iterable[_game_pb2.Deal] | None = ...,
+        clock: _play_pb2.ClockOptions | None = ...,
+        bots: _abc.Iterable[_play_pb2.BotLevel.ValueType] | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "_seed", b"_seed", "first_dealer", b"first_dealer", "hachi_hachi", b"hachi_hachi", "koi_koi", b"koi_koi", "overrides", b"overrides", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "_seed", b"_seed", "clock", b"clock", "first_dealer", b"first_dealer", "hachi_hachi", b"hachi_hachi", "koi_koi", b"koi_koi", "overrides", b"overrides", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "_seed", b"_seed", "first_dealer", b"first_dealer", "hachi_hachi", b"hachi_hachi", "kind", b"kind", "koi_koi", b"koi_koi", "overrides", b"overrides", "players", b"players", "prepared_deals", b"prepared_deals", "preset", b"preset", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "_seed", b"_seed", "bots", b"bots", "clock", b"clock", "first_dealer", b"first_dealer", "hachi_hachi", b"hachi_hachi", "kind", b"kind", "koi_koi", b"koi_koi", "overrides", b"overrides", "players", b"players", "prepared_deals", b"prepared_deals", "preset", b"preset", "request_id", b"request_id", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
@@ -758,16 +785,29 @@ class GetGameLogRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game id."""
+    page_size: _builtins.int
+    """The most events a page holds: 0 for the default, 200; at most 1,000 (more is taken as
+    1,000). The events of one version are never split between pages, so a page may hold more
+    when its last version brought several.
+    """
+    page_token: _builtins.str
+    """Empty for the first page; else the `next_page_token` of the page before (refused with
+    `INVALID_ARGUMENT` when it is not one).
+    """
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -782,15 +822,22 @@ class GetGameLogResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     DEALS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """Once the game is over: the seed of its random number generator; unset before."""
+    next_page_token: _builtins.str
+    """The token of the next page; empty on the last page (the log as far as the game has gone
+    when the page was read: a game in progress grows, and a later call goes on from there).
+    """
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
-        """Every event so far, in order, as the caller may see it."""
+        """The page's events, in order, as the caller may see it."""
 
     @_builtins.property
     def deals(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.DealRecord]:
-        """Once the game is over: every deal, redeals included, in order; empty before."""
+        """Once the game is over: the deal of each `round_dealt` event of this page (redeals
+        included), in order; empty before. Over all the pages, every deal of the game.
+        """
 
     def __init__(
         self,
@@ -798,10 +845,11 @@ class GetGameLogResponse(_message.Message):
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
         seed: _builtins.int | None = ...,
         deals: _abc.Iterable[_game_pb2.DealRecord] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "deals", b"deals", "events", b"events", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "deals", b"deals", "events", b"events", "next_page_token", b"next_page_token", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

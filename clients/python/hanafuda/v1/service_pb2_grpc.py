@@ -196,8 +196,9 @@ class RefereeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetGameLog(self, request, context):
-        """Returns the game's event log as the seat (or a spectator) may see it; once the game is over,
-        also its seed and every deal, so anyone can audit it.
+        """Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
+        once the game is over, also its seed and every deal, so anyone can audit it. A page costs
+        what its size costs, whatever the game's length.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

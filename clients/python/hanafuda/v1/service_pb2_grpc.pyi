@@ -75,8 +75,9 @@ class RefereeServiceStub:
     message). The stream ends after the game has ended or when the client cancels it.
     """
     GetGameLog: _grpc.UnaryUnaryMultiCallable[_service_pb2.GetGameLogRequest, _service_pb2.GetGameLogResponse]
-    """Returns the game's event log as the seat (or a spectator) may see it; once the game is over,
-    also its seed and every deal, so anyone can audit it.
+    """Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
+    once the game is over, also its seed and every deal, so anyone can audit it. A page costs
+    what its size costs, whatever the game's length.
     """
 
 @_typing.type_check_only
@@ -126,8 +127,9 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     message). The stream ends after the game has ended or when the client cancels it.
     """
     GetGameLog: _aio.UnaryUnaryMultiCallable[_service_pb2.GetGameLogRequest, _service_pb2.GetGameLogResponse]  # type: ignore[assignment]
-    """Returns the game's event log as the seat (or a spectator) may see it; once the game is over,
-    also its seed and every deal, so anyone can audit it.
+    """Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
+    once the game is over, also its seed and every deal, so anyone can audit it. A page costs
+    what its size costs, whatever the game's length.
     """
 
 class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -246,8 +248,9 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _service_pb2.GetGameLogRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_service_pb2.GetGameLogResponse, _abc.Awaitable[_service_pb2.GetGameLogResponse]]:
-        """Returns the game's event log as the seat (or a spectator) may see it; once the game is over,
-        also its seed and every deal, so anyone can audit it.
+        """Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
+        once the game is over, also its seed and every deal, so anyone can audit it. A page costs
+        what its size costs, whatever the game's length.
         """
 
 def add_RefereeServiceServicer_to_server(servicer: RefereeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -11,7 +11,7 @@ import { enumDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file hanafuda/v1/errors.proto.
  */
 export const file_hanafuda_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhoYW5hZnVkYS92MS9lcnJvcnMucHJvdG8SC2hhbmFmdWRhLnYxKtkGCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUUkVBU09OX05PVF9ZT1VSX1RVUk4QARIXChNSRUFTT05fVU5LTk9XTl9TRUFUEAISGwoXUkVBU09OX0NBUkRfTk9UX0lOX0hBTkQQAxIaChZSRUFTT05fVEFSR0VUX1JFUVVJUkVEEAQSIAocUkVBU09OX1RBUkdFVF9ET0VTX05PVF9NQVRDSBAFEhUKEVJFQVNPTl9XUk9OR19NT1ZFEAYSHgoaUkVBU09OX05PX0RFQ0lTSU9OX1BFTkRJTkcQBxIbChdSRUFTT05fTU9WRV9OT1RfSU5fR0FNRRAIEh0KGVJFQVNPTl9LT0lLT0lfTk9UX0FMTE9XRUQQCRIUChBSRUFTT05fR0FNRV9PVkVSEAoSGQoVUkVBU09OX1VOS05PV05fUFJFU0VUEAsSGQoVUkVBU09OX1VOS05PV05fT1BUSU9OEAwSGwoXUkVBU09OX0JBRF9PUFRJT05fVkFMVUUQDRITCg9SRUFTT05fQkFEX0RFQUwQDhIUChBSRUFTT05fQkFEX0NBUkRTEA8SFwoTUkVBU09OX0JBRF9FTkNPRElORxAQEhgKFFJFQVNPTl9TVEFMRV9WRVJTSU9OEBESFwoTUkVBU09OX1VOS05PV05fR0FNRRASEhQKEFJFQVNPTl9CQURfVE9LRU4QExIYChRSRUFTT05fTUlTU0lOR19UT0tFThAUEhwKGFJFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAVEiMKH1JFQVNPTl9URVNUSU5HX0ZFQVRVUkVfRElTQUJMRUQQFhIcChhSRUFTT05fUkVRVUVTVF9UT09fTEFSR0UQFxIbChdSRUFTT05fSU5WQUxJRF9BUkdVTUVOVBAYEhYKElJFQVNPTl9VTkFWQUlMQUJMRRAZEhsKF1JFQVNPTl9BUElfS0VZX1JFUVVJUkVEEBoSGQoVUkVBU09OX01BTEZPUk1FRF9NT1ZFEBsSHAoYUkVBU09OX1JFUVVFU1RfSURfUkVVU0VEEBwSIQodUkVBU09OX1VOU1VQUE9SVEVEX01FRElBX1RZUEUQHRIXChNSRUFTT05fUkFURV9MSU1JVEVEEB5iBnByb3RvMw");
+  fileDesc("ChhoYW5hZnVkYS92MS9lcnJvcnMucHJvdG8SC2hhbmFmdWRhLnYxKu8GCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUUkVBU09OX05PVF9ZT1VSX1RVUk4QARIXChNSRUFTT05fVU5LTk9XTl9TRUFUEAISGwoXUkVBU09OX0NBUkRfTk9UX0lOX0hBTkQQAxIaChZSRUFTT05fVEFSR0VUX1JFUVVJUkVEEAQSIAocUkVBU09OX1RBUkdFVF9ET0VTX05PVF9NQVRDSBAFEhUKEVJFQVNPTl9XUk9OR19NT1ZFEAYSHgoaUkVBU09OX05PX0RFQ0lTSU9OX1BFTkRJTkcQBxIbChdSRUFTT05fTU9WRV9OT1RfSU5fR0FNRRAIEh0KGVJFQVNPTl9LT0lLT0lfTk9UX0FMTE9XRUQQCRIUChBSRUFTT05fR0FNRV9PVkVSEAoSGQoVUkVBU09OX1VOS05PV05fUFJFU0VUEAsSGQoVUkVBU09OX1VOS05PV05fT1BUSU9OEAwSGwoXUkVBU09OX0JBRF9PUFRJT05fVkFMVUUQDRITCg9SRUFTT05fQkFEX0RFQUwQDhIUChBSRUFTT05fQkFEX0NBUkRTEA8SFwoTUkVBU09OX0JBRF9FTkNPRElORxAQEhgKFFJFQVNPTl9TVEFMRV9WRVJTSU9OEBESFwoTUkVBU09OX1VOS05PV05fR0FNRRASEhQKEFJFQVNPTl9CQURfVE9LRU4QExIYChRSRUFTT05fTUlTU0lOR19UT0tFThAUEhwKGFJFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAVEiMKH1JFQVNPTl9URVNUSU5HX0ZFQVRVUkVfRElTQUJMRUQQFhIcChhSRUFTT05fUkVRVUVTVF9UT09fTEFSR0UQFxIbChdSRUFTT05fSU5WQUxJRF9BUkdVTUVOVBAYEhYKElJFQVNPTl9VTkFWQUlMQUJMRRAZEhsKF1JFQVNPTl9BUElfS0VZX1JFUVVJUkVEEBoSGQoVUkVBU09OX01BTEZPUk1FRF9NT1ZFEBsSHAoYUkVBU09OX1JFUVVFU1RfSURfUkVVU0VEEBwSIQodUkVBU09OX1VOU1VQUE9SVEVEX01FRElBX1RZUEUQHRIXChNSRUFTT05fUkFURV9MSU1JVEVEEB4SFAoQUkVBU09OX1RJTUVEX09VVBAfYgZwcm90bzM");
 
 /**
  * Why a request was refused.
@@ -228,8 +228,8 @@ export enum Reason {
   /**
    * The service cannot serve the request right now (store unreachable, shutting down); retrying
    * later may succeed. On a request that changes a game, the outcome is unknown: the change may
-   * have been made. Retry a move with the same `request_id`: the retry answers the first
-   * outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
+   * have been made. Retry a move or a creation with the same `request_id`: the retry answers the
+   * first outcome, and a move made once is never made twice. gRPC `UNAVAILABLE`, HTTP 503.
    *
    * @generated from enum value: REASON_UNAVAILABLE = 25;
    */
@@ -253,9 +253,10 @@ export enum Reason {
   MALFORMED_MOVE = 27,
 
   /**
-   * The move's `request_id` was already used by this seat for a different move: a retry must
-   * repeat the move it retries. Nothing changes; the first move stands. Use a new id for a new
-   * move. gRPC `INVALID_ARGUMENT`, HTTP 400.
+   * The move's `request_id` was already used by this seat for a different move (or a creation's,
+   * by this client for a different creation): a retry must repeat the request it retries.
+   * Nothing changes; the first request stands. Use a new id for a new request.
+   * gRPC `INVALID_ARGUMENT`, HTTP 400.
    *
    * @generated from enum value: REASON_REQUEST_ID_REUSED = 28;
    */
@@ -282,6 +283,17 @@ export enum Reason {
    * @generated from enum value: REASON_RATE_LIMITED = 30;
    */
   RATE_LIMITED = 30,
+
+  /**
+   * The seat's clock ran out before the move came, and the timeout took the decision it was for
+   * (PLAY.md): nothing of the move was done. `ErrorInfo.metadata["taken"]` says what the timeout
+   * did for the seat (`resign`, or the move the timeout bot made, as `play pine-crane`) and
+   * `current_version` the game's version now. Re-read the game.
+   * gRPC `ABORTED`, HTTP 409.
+   *
+   * @generated from enum value: REASON_TIMED_OUT = 31;
+   */
+  TIMED_OUT = 31,
 }
 
 /**

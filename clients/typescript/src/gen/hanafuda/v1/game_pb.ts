@@ -10,6 +10,8 @@ import type { Card } from "./cards_pb.js";
 import { file_hanafuda_v1_cards } from "./cards_pb.js";
 import type { Move } from "./moves_pb.js";
 import { file_hanafuda_v1_moves } from "./moves_pb.js";
+import type { BotLevel, ClockView } from "./play_pb.js";
+import { file_hanafuda_v1_play } from "./play_pb.js";
 import type { DealCheck, GameKind, Rules } from "./rules_pb.js";
 import { file_hanafuda_v1_rules } from "./rules_pb.js";
 import type { CardCount, Dekiyaku, Payment, ScoreBreakdown, Teyaku, YakuScore } from "./scoring_pb.js";
@@ -20,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hanafuda/v1/game.proto.
  */
 export const file_hanafuda_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChZoYW5hZnVkYS92MS9nYW1lLnByb3RvEgtoYW5hZnVkYS52MSJ7CgdXYWl0aW5nEiUKBGtpbmQYASABKA4yFy5oYW5hZnVkYS52MS5XYWl0aW5nRm9yEiUKCmRyYXduX2NhcmQYAiABKA4yES5oYW5hZnVkYS52MS5DYXJkEiIKB3RhcmdldHMYAyADKA4yES5oYW5hZnVkYS52MS5DYXJkIvkCCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgwKBG5hbWUYAiABKAkSDQoFc2NvcmUYAyABKAUSFgoOYmFsYW5jZV9oYWx2ZXMYBCABKAMSIwoIY2FwdHVyZWQYBSADKA4yES5oYW5hZnVkYS52MS5DYXJkEhQKDGtvaWtvaV9jYWxscxgGIAEoDRIRCgloYW5kX3NpemUYByABKA0SMQoNcGFydGljaXBhdGlvbhgIIAEoDjIaLmhhbmFmdWRhLnYxLlBhcnRpY2lwYXRpb24SJAoEeWFrdRgJIAMoCzIWLmhhbmFmdWRhLnYxLllha3VTY29yZRITCgt5YWt1X3BvaW50cxgKIAEoDRIjCgZ0ZXlha3UYCyABKAsyEy5oYW5hZnVkYS52MS5UZXlha3USJwoIZGVraXlha3UYDCADKAsyFS5oYW5hZnVkYS52MS5EZWtpeWFrdRIMCgRzYWdlGA0gASgIEhIKCndpbGRfbW9udGgYDiABKA0iwQIKC1JvdW5kUmVzdWx0Eg0KBXJvdW5kGAEgASgNEg0KBW1vbnRoGAIgASgNEg4KBmRlYWxlchgDIAEoDRIiCgNlbmQYBCABKA4yFS5oYW5hZnVkYS52MS5Sb3VuZEVuZBIqCgpkZWFsX2NoZWNrGAUgASgOMhYuaGFuYWZ1ZGEudjEuRGVhbENoZWNrEhMKBndpbm5lchgGIAEoDUgAiAEBEioKBXNjb3JlGAcgASgLMhsuaGFuYWZ1ZGEudjEuU2NvcmVCcmVha2Rvd24SGAoQZmllbGRfbXVsdGlwbGllchgIIAEoDRImCghwYXltZW50cxgJIAMoCzIULmhhbmFmdWRhLnYxLlBheW1lbnQSJgoGY291bnRzGAogAygLMhYuaGFuYWZ1ZGEudjEuQ2FyZENvdW50QgkKB193aW5uZXIiqgEKCkdhbWVSZXN1bHQSIQoDZW5kGAEgASgOMhQuaGFuYWZ1ZGEudjEuR2FtZUVuZBIOCgZzY29yZXMYAiADKAUSFwoPYmFsYW5jZXNfaGFsdmVzGAMgAygDEhMKBndpbm5lchgEIAEoDUgAiAEBEgwKBGRyYXcYBSABKAgSFQoIcmVzaWduZWQYBiABKA1IAYgBAUIJCgdfd2lubmVyQgsKCV9yZXNpZ25lZCKyBgoIR2FtZVZpZXcSDAoEZ2FtZRgBIAEoCRIjCgRraW5kGAIgASgOMhUuaGFuYWZ1ZGEudjEuR2FtZUtpbmQSIQoFcnVsZXMYAyABKAsyEi5oYW5hZnVkYS52MS5SdWxlcxIPCgd2ZXJzaW9uGAQgASgEEicKBnN0YXR1cxgFIAEoDjIXLmhhbmFmdWRhLnYxLkdhbWVTdGF0dXMSDQoFcm91bmQYBiABKA0SEwoLcm91bmRfbW9udGgYByABKA0SDgoGZGVhbGVyGAggASgNEiQKBXNlYXRzGAkgAygLMhUuaGFuYWZ1ZGEudjEuU2VhdEluZm8SGAoLdmlld2VyX3NlYXQYCiABKA1IAIgBARIfCgRoYW5kGAsgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZBIgCgVmaWVsZBgMIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSEgoKc3RvY2tfc2l6ZRgNIAEoDRIRCgR0dXJuGA4gASgNSAGIAQESJQoHd2FpdGluZxgPIAEoCzIULmhhbmFmdWRhLnYxLldhaXRpbmcSJgoLbGVnYWxfbW92ZXMYECADKAsyES5oYW5hZnVkYS52MS5Nb3ZlEhgKEGZpZWxkX211bHRpcGxpZXIYESABKA0SFAoMdGFibGVfaGFsdmVzGBIgASgDEh8KEmxhc3Rfa29pa29pX2NhbGxlchgTIAEoDUgCiAEBEikKB3Jlc3VsdHMYFCADKAsyGC5oYW5hZnVkYS52MS5Sb3VuZFJlc3VsdBIsCgtnYW1lX3Jlc3VsdBgVIAEoCzIXLmhhbmFmdWRhLnYxLkdhbWVSZXN1bHQSGQoRdHVybl9zdGFydF9wb2ludHMYFiABKA0SEwoLd2lsbG93X3NlZW4YFyABKAgSGAoQZmxvb3JfbXVsdGlwbGllchgYIAEoDRImCgtkZWFsdF9maWVsZBgZIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSHQoVZmlyc3RfZGVraXlha3VfcG9pbnRzGBogASgNQg4KDF92aWV3ZXJfc2VhdEIHCgVfdHVybkIVChNfbGFzdF9rb2lrb2lfY2FsbGVyIigKBEhhbmQSIAoFY2FyZHMYASADKA4yES5oYW5hZnVkYS52MS5DYXJkIpoBCgREZWFsEiAKBWhhbmRzGAEgAygLMhEuaGFuYWZ1ZGEudjEuSGFuZBIgCgVmaWVsZBgCIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSIAoFc3RvY2sYAyADKA4yES5oYW5hZnVkYS52MS5DYXJkEiwKEXN0b2NrX2FmdGVyX2Ryb3BzGAQgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZCJlCgpEZWFsUmVjb3JkEg0KBXJvdW5kGAEgASgNEg4KBmRlYWxlchgCIAEoDRIfCgRkZWFsGAMgASgLMhEuaGFuYWZ1ZGEudjEuRGVhbEoECAQQBVIRc3RvY2tfYWZ0ZXJfZHJvcHMqXAoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0dBTUVfU1RBVFVTX0lOX1BST0dSRVNTEAESFAoQR0FNRV9TVEFUVVNfT1ZFUhACKoABCg1QYXJ0aWNpcGF0aW9uEh0KGVBBUlRJQ0lQQVRJT05fVU5TUEVDSUZJRUQQABIbChdQQVJUSUNJUEFUSU9OX1VOREVDSURFRBABEhgKFFBBUlRJQ0lQQVRJT05fSk9JTkVEEAISGQoVUEFSVElDSVBBVElPTl9EUk9QUEVEEAMq2wEKCldhaXRpbmdGb3ISGwoXV0FJVElOR19GT1JfVU5TUEVDSUZJRUQQABIXChNXQUlUSU5HX0ZPUl9OT1RISU5HEAESGQoVV0FJVElOR19GT1JfSEFORF9QTEFZEAISHQoZV0FJVElOR19GT1JfVEFSR0VUX0NIT0lDRRADEh8KG1dBSVRJTkdfRk9SX0tPSUtPSV9ERUNJU0lPThAEEh0KGVdBSVRJTkdfRk9SX1NBR0VfREVDSVNJT04QBRIdChlXQUlUSU5HX0ZPUl9KT0lOX0RFQ0lTSU9OEAYq1gEKCFJvdW5kRW5kEhkKFVJPVU5EX0VORF9VTlNQRUNJRklFRBAAEhgKFFJPVU5EX0VORF9ERUFMX0NIRUNLEAESEgoOUk9VTkRfRU5EX1NUT1AQAhIYChRST1VORF9FTkRfRVhIQVVTVElPThADEhoKFlJPVU5EX0VORF9ERUFMRVJfRU1QVFkQBBITCg9ST1VORF9FTkRfU0hPQlUQBRIcChhST1VORF9FTkRfU0FHRV9PVkVSVEFLRU4QBhIYChRST1VORF9FTkRfQ0FSRF9DT1VOVBAHKo8BCgdHYW1lRW5kEhgKFEdBTUVfRU5EX1VOU1BFQ0lGSUVEEAASGgoWR0FNRV9FTkRfUk9VTkRTX1BMQVlFRBABEhoKFkdBTUVfRU5EX09VVF9PRl9QT0lOVFMQAhIbChdHQU1FX0VORF9UQVJHRVRfUkVBQ0hFRBADEhUKEUdBTUVfRU5EX1JFU0lHTkVEEARiBnByb3RvMw", [file_hanafuda_v1_cards, file_hanafuda_v1_moves, file_hanafuda_v1_rules, file_hanafuda_v1_scoring]);
+  fileDesc("ChZoYW5hZnVkYS92MS9nYW1lLnByb3RvEgtoYW5hZnVkYS52MSJ7CgdXYWl0aW5nEiUKBGtpbmQYASABKA4yFy5oYW5hZnVkYS52MS5XYWl0aW5nRm9yEiUKCmRyYXduX2NhcmQYAiABKA4yES5oYW5hZnVkYS52MS5DYXJkEiIKB3RhcmdldHMYAyADKA4yES5oYW5hZnVkYS52MS5DYXJkIvkCCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgwKBG5hbWUYAiABKAkSDQoFc2NvcmUYAyABKAUSFgoOYmFsYW5jZV9oYWx2ZXMYBCABKAMSIwoIY2FwdHVyZWQYBSADKA4yES5oYW5hZnVkYS52MS5DYXJkEhQKDGtvaWtvaV9jYWxscxgGIAEoDRIRCgloYW5kX3NpemUYByABKA0SMQoNcGFydGljaXBhdGlvbhgIIAEoDjIaLmhhbmFmdWRhLnYxLlBhcnRpY2lwYXRpb24SJAoEeWFrdRgJIAMoCzIWLmhhbmFmdWRhLnYxLllha3VTY29yZRITCgt5YWt1X3BvaW50cxgKIAEoDRIjCgZ0ZXlha3UYCyABKAsyEy5oYW5hZnVkYS52MS5UZXlha3USJwoIZGVraXlha3UYDCADKAsyFS5oYW5hZnVkYS52MS5EZWtpeWFrdRIMCgRzYWdlGA0gASgIEhIKCndpbGRfbW9udGgYDiABKA0iwQIKC1JvdW5kUmVzdWx0Eg0KBXJvdW5kGAEgASgNEg0KBW1vbnRoGAIgASgNEg4KBmRlYWxlchgDIAEoDRIiCgNlbmQYBCABKA4yFS5oYW5hZnVkYS52MS5Sb3VuZEVuZBIqCgpkZWFsX2NoZWNrGAUgASgOMhYuaGFuYWZ1ZGEudjEuRGVhbENoZWNrEhMKBndpbm5lchgGIAEoDUgAiAEBEioKBXNjb3JlGAcgASgLMhsuaGFuYWZ1ZGEudjEuU2NvcmVCcmVha2Rvd24SGAoQZmllbGRfbXVsdGlwbGllchgIIAEoDRImCghwYXltZW50cxgJIAMoCzIULmhhbmFmdWRhLnYxLlBheW1lbnQSJgoGY291bnRzGAogAygLMhYuaGFuYWZ1ZGEudjEuQ2FyZENvdW50QgkKB193aW5uZXIiqgEKCkdhbWVSZXN1bHQSIQoDZW5kGAEgASgOMhQuaGFuYWZ1ZGEudjEuR2FtZUVuZBIOCgZzY29yZXMYAiADKAUSFwoPYmFsYW5jZXNfaGFsdmVzGAMgAygDEhMKBndpbm5lchgEIAEoDUgAiAEBEgwKBGRyYXcYBSABKAgSFQoIcmVzaWduZWQYBiABKA1IAYgBAUIJCgdfd2lubmVyQgsKCV9yZXNpZ25lZCKqBwoIR2FtZVZpZXcSDAoEZ2FtZRgBIAEoCRIjCgRraW5kGAIgASgOMhUuaGFuYWZ1ZGEudjEuR2FtZUtpbmQSIQoFcnVsZXMYAyABKAsyEi5oYW5hZnVkYS52MS5SdWxlcxIPCgd2ZXJzaW9uGAQgASgEEicKBnN0YXR1cxgFIAEoDjIXLmhhbmFmdWRhLnYxLkdhbWVTdGF0dXMSDQoFcm91bmQYBiABKA0SEwoLcm91bmRfbW9udGgYByABKA0SDgoGZGVhbGVyGAggASgNEiQKBXNlYXRzGAkgAygLMhUuaGFuYWZ1ZGEudjEuU2VhdEluZm8SGAoLdmlld2VyX3NlYXQYCiABKA1IAIgBARIfCgRoYW5kGAsgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZBIgCgVmaWVsZBgMIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSEgoKc3RvY2tfc2l6ZRgNIAEoDRIRCgR0dXJuGA4gASgNSAGIAQESJQoHd2FpdGluZxgPIAEoCzIULmhhbmFmdWRhLnYxLldhaXRpbmcSJgoLbGVnYWxfbW92ZXMYECADKAsyES5oYW5hZnVkYS52MS5Nb3ZlEhgKEGZpZWxkX211bHRpcGxpZXIYESABKA0SFAoMdGFibGVfaGFsdmVzGBIgASgDEh8KEmxhc3Rfa29pa29pX2NhbGxlchgTIAEoDUgCiAEBEiwKC2dhbWVfcmVzdWx0GBUgASgLMhcuaGFuYWZ1ZGEudjEuR2FtZVJlc3VsdBItCgtsYXN0X3Jlc3VsdBgWIAEoCzIYLmhhbmFmdWRhLnYxLlJvdW5kUmVzdWx0EhcKD3JvdW5kc19maW5pc2hlZBgXIAEoDRIlCgVjbG9jaxgYIAEoCzIWLmhhbmFmdWRhLnYxLkNsb2NrVmlldxIjCgRib3RzGBkgAygOMhUuaGFuYWZ1ZGEudjEuQm90TGV2ZWwSGQoRdHVybl9zdGFydF9wb2ludHMYGiABKA0SEwoLd2lsbG93X3NlZW4YGyABKAgSGAoQZmxvb3JfbXVsdGlwbGllchgcIAEoDRImCgtkZWFsdF9maWVsZBgdIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSHQoVZmlyc3RfZGVraXlha3VfcG9pbnRzGB4gASgNQg4KDF92aWV3ZXJfc2VhdEIHCgVfdHVybkIVChNfbGFzdF9rb2lrb2lfY2FsbGVySgQIFBAVUgdyZXN1bHRzIigKBEhhbmQSIAoFY2FyZHMYASADKA4yES5oYW5hZnVkYS52MS5DYXJkIpoBCgREZWFsEiAKBWhhbmRzGAEgAygLMhEuaGFuYWZ1ZGEudjEuSGFuZBIgCgVmaWVsZBgCIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSIAoFc3RvY2sYAyADKA4yES5oYW5hZnVkYS52MS5DYXJkEiwKEXN0b2NrX2FmdGVyX2Ryb3BzGAQgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZCJlCgpEZWFsUmVjb3JkEg0KBXJvdW5kGAEgASgNEg4KBmRlYWxlchgCIAEoDRIfCgRkZWFsGAMgASgLMhEuaGFuYWZ1ZGEudjEuRGVhbEoECAQQBVIRc3RvY2tfYWZ0ZXJfZHJvcHMqXAoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0dBTUVfU1RBVFVTX0lOX1BST0dSRVNTEAESFAoQR0FNRV9TVEFUVVNfT1ZFUhACKoABCg1QYXJ0aWNpcGF0aW9uEh0KGVBBUlRJQ0lQQVRJT05fVU5TUEVDSUZJRUQQABIbChdQQVJUSUNJUEFUSU9OX1VOREVDSURFRBABEhgKFFBBUlRJQ0lQQVRJT05fSk9JTkVEEAISGQoVUEFSVElDSVBBVElPTl9EUk9QUEVEEAMq2wEKCldhaXRpbmdGb3ISGwoXV0FJVElOR19GT1JfVU5TUEVDSUZJRUQQABIXChNXQUlUSU5HX0ZPUl9OT1RISU5HEAESGQoVV0FJVElOR19GT1JfSEFORF9QTEFZEAISHQoZV0FJVElOR19GT1JfVEFSR0VUX0NIT0lDRRADEh8KG1dBSVRJTkdfRk9SX0tPSUtPSV9ERUNJU0lPThAEEh0KGVdBSVRJTkdfRk9SX1NBR0VfREVDSVNJT04QBRIdChlXQUlUSU5HX0ZPUl9KT0lOX0RFQ0lTSU9OEAYq1gEKCFJvdW5kRW5kEhkKFVJPVU5EX0VORF9VTlNQRUNJRklFRBAAEhgKFFJPVU5EX0VORF9ERUFMX0NIRUNLEAESEgoOUk9VTkRfRU5EX1NUT1AQAhIYChRST1VORF9FTkRfRVhIQVVTVElPThADEhoKFlJPVU5EX0VORF9ERUFMRVJfRU1QVFkQBBITCg9ST1VORF9FTkRfU0hPQlUQBRIcChhST1VORF9FTkRfU0FHRV9PVkVSVEFLRU4QBhIYChRST1VORF9FTkRfQ0FSRF9DT1VOVBAHKo8BCgdHYW1lRW5kEhgKFEdBTUVfRU5EX1VOU1BFQ0lGSUVEEAASGgoWR0FNRV9FTkRfUk9VTkRTX1BMQVlFRBABEhoKFkdBTUVfRU5EX09VVF9PRl9QT0lOVFMQAhIbChdHQU1FX0VORF9UQVJHRVRfUkVBQ0hFRBADEhUKEUdBTUVfRU5EX1JFU0lHTkVEEARiBnByb3RvMw", [file_hanafuda_v1_cards, file_hanafuda_v1_moves, file_hanafuda_v1_play, file_hanafuda_v1_rules, file_hanafuda_v1_scoring]);
 
 /**
  * What the game waits for, with the choices of a pending target choice.
@@ -458,13 +460,6 @@ export type GameView = Message<"hanafuda.v1.GameView"> & {
   lastKoikoiCaller?: number | undefined;
 
   /**
-   * The results of the finished rounds, in order.
-   *
-   * @generated from field: repeated hanafuda.v1.RoundResult results = 20;
-   */
-  results: RoundResult[];
-
-  /**
    * The game's result, set once `status` is `GAME_STATUS_OVER`.
    *
    * @generated from field: hanafuda.v1.GameResult game_result = 21;
@@ -472,10 +467,41 @@ export type GameView = Message<"hanafuda.v1.GameView"> & {
   gameResult?: GameResult | undefined;
 
   /**
+   * The last finished round's result; unset before the first round ends. A view costs what the
+   * present costs: the running totals are the seats' `score` / `balance_halves`, and every
+   * earlier round's result is in the log (its `round_ended` events).
+   *
+   * @generated from field: hanafuda.v1.RoundResult last_result = 22;
+   */
+  lastResult?: RoundResult | undefined;
+
+  /**
+   * How many rounds have finished (a round ended by a resignation is not one).
+   *
+   * @generated from field: uint32 rounds_finished = 23;
+   */
+  roundsFinished: number;
+
+  /**
+   * The turn clocks; unset when the game has none.
+   *
+   * @generated from field: hanafuda.v1.ClockView clock = 24;
+   */
+  clock?: ClockView | undefined;
+
+  /**
+   * The built-in bot playing each seat, indexed by seat (`BOT_LEVEL_UNSPECIFIED`: a person);
+   * empty when no seat is a bot.
+   *
+   * @generated from field: repeated hanafuda.v1.BotLevel bots = 25;
+   */
+  bots: BotLevel[];
+
+  /**
    * Koi-Koi: the yaku points the seat on turn had when its turn began: its yaku check this turn
    * asks it koi-koi or stop only if its points rise above them.
    *
-   * @generated from field: uint32 turn_start_points = 22;
+   * @generated from field: uint32 turn_start_points = 26;
    */
   turnStartPoints: number;
 
@@ -483,7 +509,7 @@ export type GameView = Message<"hanafuda.v1.GameView"> & {
    * Koi-Koi: a willow card has been played or drawn this round (under `lightning_wild`
    * `LIGHTNING_WILD_BEFORE_NOVEMBER`, the lightning is wild only until then).
    *
-   * @generated from field: bool willow_seen = 23;
+   * @generated from field: bool willow_seen = 27;
    */
   willowSeen: boolean;
 
@@ -491,7 +517,7 @@ export type GameView = Message<"hanafuda.v1.GameView"> & {
    * Hachi-Hachi: the least field multiplier carried into this round from the round before (1, 2
    * or 4). 0 in Koi-Koi.
    *
-   * @generated from field: uint32 floor_multiplier = 24;
+   * @generated from field: uint32 floor_multiplier = 28;
    */
   floorMultiplier: number;
 
@@ -499,7 +525,7 @@ export type GameView = Message<"hanafuda.v1.GameView"> & {
    * Hachi-Hachi: the six cards dealt face up this round, in card order: they set its multiplier
    * and the floor of the next round. Empty in Koi-Koi.
    *
-   * @generated from field: repeated hanafuda.v1.Card dealt_field = 25;
+   * @generated from field: repeated hanafuda.v1.Card dealt_field = 29;
    */
   dealtField: Card[];
 
@@ -507,7 +533,7 @@ export type GameView = Message<"hanafuda.v1.GameView"> & {
    * Hachi-Hachi: the points (before the multiplier) each other player paid at this round's first
    * dekiyaku payment, 0 before it; a sage caller who is overtaken refunds half of them to each.
    *
-   * @generated from field: uint32 first_dekiyaku_points = 26;
+   * @generated from field: uint32 first_dekiyaku_points = 30;
    */
   firstDekiyakuPoints: number;
 };

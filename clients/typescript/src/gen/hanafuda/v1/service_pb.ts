@@ -15,6 +15,8 @@ import type { Deal, DealRecord, GameView } from "./game_pb.js";
 import { file_hanafuda_v1_game } from "./game_pb.js";
 import type { Move } from "./moves_pb.js";
 import { file_hanafuda_v1_moves } from "./moves_pb.js";
+import type { BotLevel, ClockOptions } from "./play_pb.js";
+import { file_hanafuda_v1_play } from "./play_pb.js";
 import type { GameKind, HachiHachiRules, KoiKoiRules, Preset } from "./rules_pb.js";
 import { file_hanafuda_v1_rules } from "./rules_pb.js";
 import type { CaptureOption, CardCount, DealCheckMatch, Dekiyaku, Payment, ScoreBreakdown, Teyaku } from "./scoring_pb.js";
@@ -25,7 +27,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hanafuda/v1/service.proto.
  */
 export const file_hanafuda_v1_service: GenFile = /*@__PURE__*/
-  fileDesc("ChloYW5hZnVkYS92MS9zZXJ2aWNlLnByb3RvEgtoYW5hZnVkYS52MSI5ChJMaXN0UHJlc2V0c1JlcXVlc3QSIwoEa2luZBgBIAEoDjIVLmhhbmFmdWRhLnYxLkdhbWVLaW5kIjsKE0xpc3RQcmVzZXRzUmVzcG9uc2USJAoHcHJlc2V0cxgBIAMoCzITLmhhbmFmdWRhLnYxLlByZXNldCLiAQoSU2NvcmVLb2lLb2lSZXF1ZXN0Eg4KBnByZXNldBgBIAEoCRIrCglvdmVycmlkZXMYAiABKAsyGC5oYW5hZnVkYS52MS5Lb2lLb2lSdWxlcxIjCghjYXB0dXJlZBgDIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSEwoLcm91bmRfbW9udGgYBCABKA0SGAoQb3duX2tvaWtvaV9jYWxscxgFIAEoDRIdChVvcHBvbmVudF9rb2lrb2lfY2FsbHMYBiABKA0SHAoUb3Bwb25lbnRfeWFrdV9wb2ludHMYByABKA0iQQoTU2NvcmVLb2lLb2lSZXNwb25zZRIqCgVzY29yZRgBIAEoCzIbLmhhbmFmdWRhLnYxLlNjb3JlQnJlYWtkb3duIjwKGUNsYXNzaWZ5S29pS29pSGFuZFJlcXVlc3QSHwoEaGFuZBgBIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQiSgoaQ2xhc3NpZnlLb2lLb2lIYW5kUmVzcG9uc2USLAoHbWF0Y2hlcxgBIAMoCzIbLmhhbmFmdWRhLnYxLkRlYWxDaGVja01hdGNoIkAKHUNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXF1ZXN0Eh8KBGhhbmQYASADKA4yES5oYW5hZnVkYS52MS5DYXJkIkUKHkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXNwb25zZRIjCgZ0ZXlha3UYASABKAsyEy5oYW5hZnVkYS52MS5UZXlha3UiRQoeU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXNSZXF1ZXN0EiMKCGNhcHR1cmVkGAEgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZCJtCh9TY29yZUhhY2hpSGFjaGlDYXB0dXJlc1Jlc3BvbnNlEicKCGRla2l5YWt1GAEgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USDQoFY291bnQYAiABKA0SEgoKZGlmZmVyZW5jZRgDIAEoESJYChxTZXR0bGVIYWNoaUhhY2hpUm91bmRSZXF1ZXN0Eg4KBmNvdW50cxgBIAMoDRIYChBmaWVsZF9tdWx0aXBsaWVyGAIgASgNEg4KBmRlYWxlchgDIAEoDSKsAQodU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVzcG9uc2USJgoGY291bnRzGAEgAygLMhYuaGFuYWZ1ZGEudjEuQ2FyZENvdW50EicKCGRla2l5YWt1GAIgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USJgoIcGF5bWVudHMYAyADKAsyFC5oYW5hZnVkYS52MS5QYXltZW50EhIKCm5ldF9oYWx2ZXMYBCADKAMicAoTTGlzdENhcHR1cmVzUmVxdWVzdBIfCgRjYXJkGAEgASgOMhEuaGFuYWZ1ZGEudjEuQ2FyZBIgCgVmaWVsZBgCIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSFgoObGlnaHRuaW5nX3dpbGQYAyABKAgiQwoUTGlzdENhcHR1cmVzUmVzcG9uc2USKwoHb3B0aW9ucxgBIAMoCzIaLmhhbmFmdWRhLnYxLkNhcHR1cmVPcHRpb24iuwIKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBGtpbmQYASABKA4yFS5oYW5hZnVkYS52MS5HYW1lS2luZBIOCgZwcmVzZXQYAiABKAkSKwoHa29pX2tvaRgDIAEoCzIYLmhhbmFmdWRhLnYxLktvaUtvaVJ1bGVzSAASMwoLaGFjaGlfaGFjaGkYBCABKAsyHC5oYW5hZnVkYS52MS5IYWNoaUhhY2hpUnVsZXNIABIPCgdwbGF5ZXJzGAUgAygJEhkKDGZpcnN0X2RlYWxlchgGIAEoDUgBiAEBEhEKBHNlZWQYByABKARIAogBARIpCg5wcmVwYXJlZF9kZWFscxgIIAMoCzIRLmhhbmFmdWRhLnYxLkRlYWxCCwoJb3ZlcnJpZGVzQg8KDV9maXJzdF9kZWFsZXJCBwoFX3NlZWQiXgoSQ3JlYXRlR2FtZVJlc3BvbnNlEgwKBGdhbWUYASABKAkSFQoNcGxheWVyX3Rva2VucxgCIAMoCRIjCgR2aWV3GAMgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXciHgoOR2V0R2FtZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCSI2Cg9HZXRHYW1lUmVzcG9uc2USIwoEdmlldxgBIAEoCzIVLmhhbmFmdWRhLnYxLkdhbWVWaWV3IqYBChFTdWJtaXRNb3ZlUmVxdWVzdBIMCgRnYW1lGAEgASgJEh8KBG1vdmUYAiABKAsyES5oYW5hZnVkYS52MS5Nb3ZlEhEKBHNlYXQYAyABKA1IAIgBARIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgESAGIAQESEgoKcmVxdWVzdF9pZBgFIAEoCUIHCgVfc2VhdEITChFfZXhwZWN0ZWRfdmVyc2lvbiJuChJTdWJtaXRNb3ZlUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSIwoEdmlldxgCIAEoCzIVLmhhbmFmdWRhLnYxLkdhbWVWaWV3Eg8KB3ZlcnNpb24YAyABKAQiTAoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRnYW1lGAEgASgJEhkKDGZyb21fdmVyc2lvbhgCIAEoBEgAiAEBQg8KDV9mcm9tX3ZlcnNpb24ibQoRV2F0Y2hHYW1lUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSIwoEdmlldxgCIAEoCzIVLmhhbmFmdWRhLnYxLkdhbWVWaWV3Eg8KB3ZlcnNpb24YAyABKAQiIQoRR2V0R2FtZUxvZ1JlcXVlc3QSDAoEZ2FtZRgBIAEoCSJ8ChJHZXRHYW1lTG9nUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSEQoEc2VlZBgCIAEoBEgAiAEBEiYKBWRlYWxzGAMgAygLMhcuaGFuYWZ1ZGEudjEuRGVhbFJlY29yZEIHCgVfc2VlZDLwCwoOUmVmZXJlZVNlcnZpY2USawoLTGlzdFByZXNldHMSHy5oYW5hZnVkYS52MS5MaXN0UHJlc2V0c1JlcXVlc3QaIC5oYW5hZnVkYS52MS5MaXN0UHJlc2V0c1Jlc3BvbnNlIhmC0+STAhMSES92MS9ydWxlcy9wcmVzZXRzEnMKC1Njb3JlS29pS29pEh8uaGFuYWZ1ZGEudjEuU2NvcmVLb2lLb2lSZXF1ZXN0GiAuaGFuYWZ1ZGEudjEuU2NvcmVLb2lLb2lSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvcnVsZXMva29pa29pOnNjb3JlEo8BChJDbGFzc2lmeUtvaUtvaUhhbmQSJi5oYW5hZnVkYS52MS5DbGFzc2lmeUtvaUtvaUhhbmRSZXF1ZXN0GicuaGFuYWZ1ZGEudjEuQ2xhc3NpZnlLb2lLb2lIYW5kUmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3J1bGVzL2tvaWtvaTpjbGFzc2lmeUhhbmQSnwEKFkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmQSKi5oYW5hZnVkYS52MS5DbGFzc2lmeUhhY2hpSGFjaGlIYW5kUmVxdWVzdBorLmhhbmFmdWRhLnYxLkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXNwb25zZSIsgtPkkwImOgEqIiEvdjEvcnVsZXMvaGFjaGloYWNoaTpjbGFzc2lmeUhhbmQSowEKF1Njb3JlSGFjaGlIYWNoaUNhcHR1cmVzEisuaGFuYWZ1ZGEudjEuU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXNSZXF1ZXN0GiwuaGFuYWZ1ZGEudjEuU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXNSZXNwb25zZSItgtPkkwInOgEqIiIvdjEvcnVsZXMvaGFjaGloYWNoaTpzY29yZUNhcHR1cmVzEpYBChVTZXR0bGVIYWNoaUhhY2hpUm91bmQSKS5oYW5hZnVkYS52MS5TZXR0bGVIYWNoaUhhY2hpUm91bmRSZXF1ZXN0GiouaGFuYWZ1ZGEudjEuU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL3J1bGVzL2hhY2hpaGFjaGk6c2V0dGxlEnYKDExpc3RDYXB0dXJlcxIgLmhhbmFmdWRhLnYxLkxpc3RDYXB0dXJlc1JlcXVlc3QaIS5oYW5hZnVkYS52MS5MaXN0Q2FwdHVyZXNSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvcnVsZXM6bGlzdENhcHR1cmVzEmMKCkNyZWF0ZUdhbWUSHi5oYW5hZnVkYS52MS5DcmVhdGVHYW1lUmVxdWVzdBofLmhhbmFmdWRhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSXgoHR2V0R2FtZRIbLmhhbmFmdWRhLnYxLkdldEdhbWVSZXF1ZXN0GhwuaGFuYWZ1ZGEudjEuR2V0R2FtZVJlc3BvbnNlIhiC0+STAhISEC92MS9nYW1lcy97Z2FtZX0ScAoKU3VibWl0TW92ZRIeLmhhbmFmdWRhLnYxLlN1Ym1pdE1vdmVSZXF1ZXN0Gh8uaGFuYWZ1ZGEudjEuU3VibWl0TW92ZVJlc3BvbnNlIiGC0+STAhs6ASoiFi92MS9nYW1lcy97Z2FtZX0vbW92ZXMSbQoJV2F0Y2hHYW1lEh0uaGFuYWZ1ZGEudjEuV2F0Y2hHYW1lUmVxdWVzdBoeLmhhbmFmdWRhLnYxLldhdGNoR2FtZVJlc3BvbnNlIh+C0+STAhkSFy92MS9nYW1lcy97Z2FtZX0vZXZlbnRzMAESawoKR2V0R2FtZUxvZxIeLmhhbmFmdWRhLnYxLkdldEdhbWVMb2dSZXF1ZXN0Gh8uaGFuYWZ1ZGEudjEuR2V0R2FtZUxvZ1Jlc3BvbnNlIhyC0+STAhYSFC92MS9nYW1lcy97Z2FtZX0vbG9nYgZwcm90bzM", [file_google_api_annotations, file_hanafuda_v1_cards, file_hanafuda_v1_events, file_hanafuda_v1_game, file_hanafuda_v1_moves, file_hanafuda_v1_rules, file_hanafuda_v1_scoring]);
+  fileDesc("ChloYW5hZnVkYS92MS9zZXJ2aWNlLnByb3RvEgtoYW5hZnVkYS52MSI5ChJMaXN0UHJlc2V0c1JlcXVlc3QSIwoEa2luZBgBIAEoDjIVLmhhbmFmdWRhLnYxLkdhbWVLaW5kIjsKE0xpc3RQcmVzZXRzUmVzcG9uc2USJAoHcHJlc2V0cxgBIAMoCzITLmhhbmFmdWRhLnYxLlByZXNldCLiAQoSU2NvcmVLb2lLb2lSZXF1ZXN0Eg4KBnByZXNldBgBIAEoCRIrCglvdmVycmlkZXMYAiABKAsyGC5oYW5hZnVkYS52MS5Lb2lLb2lSdWxlcxIjCghjYXB0dXJlZBgDIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSEwoLcm91bmRfbW9udGgYBCABKA0SGAoQb3duX2tvaWtvaV9jYWxscxgFIAEoDRIdChVvcHBvbmVudF9rb2lrb2lfY2FsbHMYBiABKA0SHAoUb3Bwb25lbnRfeWFrdV9wb2ludHMYByABKA0iQQoTU2NvcmVLb2lLb2lSZXNwb25zZRIqCgVzY29yZRgBIAEoCzIbLmhhbmFmdWRhLnYxLlNjb3JlQnJlYWtkb3duIjwKGUNsYXNzaWZ5S29pS29pSGFuZFJlcXVlc3QSHwoEaGFuZBgBIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQiSgoaQ2xhc3NpZnlLb2lLb2lIYW5kUmVzcG9uc2USLAoHbWF0Y2hlcxgBIAMoCzIbLmhhbmFmdWRhLnYxLkRlYWxDaGVja01hdGNoIkAKHUNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXF1ZXN0Eh8KBGhhbmQYASADKA4yES5oYW5hZnVkYS52MS5DYXJkIkUKHkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXNwb25zZRIjCgZ0ZXlha3UYASABKAsyEy5oYW5hZnVkYS52MS5UZXlha3UiRQoeU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXNSZXF1ZXN0EiMKCGNhcHR1cmVkGAEgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZCJtCh9TY29yZUhhY2hpSGFjaGlDYXB0dXJlc1Jlc3BvbnNlEicKCGRla2l5YWt1GAEgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USDQoFY291bnQYAiABKA0SEgoKZGlmZmVyZW5jZRgDIAEoESJYChxTZXR0bGVIYWNoaUhhY2hpUm91bmRSZXF1ZXN0Eg4KBmNvdW50cxgBIAMoDRIYChBmaWVsZF9tdWx0aXBsaWVyGAIgASgNEg4KBmRlYWxlchgDIAEoDSKsAQodU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVzcG9uc2USJgoGY291bnRzGAEgAygLMhYuaGFuYWZ1ZGEudjEuQ2FyZENvdW50EicKCGRla2l5YWt1GAIgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USJgoIcGF5bWVudHMYAyADKAsyFC5oYW5hZnVkYS52MS5QYXltZW50EhIKCm5ldF9oYWx2ZXMYBCADKAMicAoTTGlzdENhcHR1cmVzUmVxdWVzdBIfCgRjYXJkGAEgASgOMhEuaGFuYWZ1ZGEudjEuQ2FyZBIgCgVmaWVsZBgCIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSFgoObGlnaHRuaW5nX3dpbGQYAyABKAgiQwoUTGlzdENhcHR1cmVzUmVzcG9uc2USKwoHb3B0aW9ucxgBIAMoCzIaLmhhbmFmdWRhLnYxLkNhcHR1cmVPcHRpb24ingMKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBGtpbmQYASABKA4yFS5oYW5hZnVkYS52MS5HYW1lS2luZBIOCgZwcmVzZXQYAiABKAkSKwoHa29pX2tvaRgDIAEoCzIYLmhhbmFmdWRhLnYxLktvaUtvaVJ1bGVzSAASMwoLaGFjaGlfaGFjaGkYBCABKAsyHC5oYW5hZnVkYS52MS5IYWNoaUhhY2hpUnVsZXNIABIPCgdwbGF5ZXJzGAUgAygJEhkKDGZpcnN0X2RlYWxlchgGIAEoDUgBiAEBEhEKBHNlZWQYByABKARIAogBARIpCg5wcmVwYXJlZF9kZWFscxgIIAMoCzIRLmhhbmFmdWRhLnYxLkRlYWwSKAoFY2xvY2sYCSABKAsyGS5oYW5hZnVkYS52MS5DbG9ja09wdGlvbnMSIwoEYm90cxgKIAMoDjIVLmhhbmFmdWRhLnYxLkJvdExldmVsEhIKCnJlcXVlc3RfaWQYCyABKAlCCwoJb3ZlcnJpZGVzQg8KDV9maXJzdF9kZWFsZXJCBwoFX3NlZWQiXgoSQ3JlYXRlR2FtZVJlc3BvbnNlEgwKBGdhbWUYASABKAkSFQoNcGxheWVyX3Rva2VucxgCIAMoCRIjCgR2aWV3GAMgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXciHgoOR2V0R2FtZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCSI2Cg9HZXRHYW1lUmVzcG9uc2USIwoEdmlldxgBIAEoCzIVLmhhbmFmdWRhLnYxLkdhbWVWaWV3IqYBChFTdWJtaXRNb3ZlUmVxdWVzdBIMCgRnYW1lGAEgASgJEh8KBG1vdmUYAiABKAsyES5oYW5hZnVkYS52MS5Nb3ZlEhEKBHNlYXQYAyABKA1IAIgBARIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgESAGIAQESEgoKcmVxdWVzdF9pZBgFIAEoCUIHCgVfc2VhdEITChFfZXhwZWN0ZWRfdmVyc2lvbiJuChJTdWJtaXRNb3ZlUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSIwoEdmlldxgCIAEoCzIVLmhhbmFmdWRhLnYxLkdhbWVWaWV3Eg8KB3ZlcnNpb24YAyABKAQiTAoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRnYW1lGAEgASgJEhkKDGZyb21fdmVyc2lvbhgCIAEoBEgAiAEBQg8KDV9mcm9tX3ZlcnNpb24ibQoRV2F0Y2hHYW1lUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSIwoEdmlldxgCIAEoCzIVLmhhbmFmdWRhLnYxLkdhbWVWaWV3Eg8KB3ZlcnNpb24YAyABKAQiSAoRR2V0R2FtZUxvZ1JlcXVlc3QSDAoEZ2FtZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCSKVAQoSR2V0R2FtZUxvZ1Jlc3BvbnNlEiIKBmV2ZW50cxgBIAMoCzISLmhhbmFmdWRhLnYxLkV2ZW50EhEKBHNlZWQYAiABKARIAIgBARImCgVkZWFscxgDIAMoCzIXLmhhbmFmdWRhLnYxLkRlYWxSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJQgcKBV9zZWVkMvALCg5SZWZlcmVlU2VydmljZRJrCgtMaXN0UHJlc2V0cxIfLmhhbmFmdWRhLnYxLkxpc3RQcmVzZXRzUmVxdWVzdBogLmhhbmFmdWRhLnYxLkxpc3RQcmVzZXRzUmVzcG9uc2UiGYLT5JMCExIRL3YxL3J1bGVzL3ByZXNldHMScwoLU2NvcmVLb2lLb2kSHy5oYW5hZnVkYS52MS5TY29yZUtvaUtvaVJlcXVlc3QaIC5oYW5hZnVkYS52MS5TY29yZUtvaUtvaVJlc3BvbnNlIiGC0+STAhs6ASoiFi92MS9ydWxlcy9rb2lrb2k6c2NvcmUSjwEKEkNsYXNzaWZ5S29pS29pSGFuZBImLmhhbmFmdWRhLnYxLkNsYXNzaWZ5S29pS29pSGFuZFJlcXVlc3QaJy5oYW5hZnVkYS52MS5DbGFzc2lmeUtvaUtvaUhhbmRSZXNwb25zZSIogtPkkwIiOgEqIh0vdjEvcnVsZXMva29pa29pOmNsYXNzaWZ5SGFuZBKfAQoWQ2xhc3NpZnlIYWNoaUhhY2hpSGFuZBIqLmhhbmFmdWRhLnYxLkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXF1ZXN0GisuaGFuYWZ1ZGEudjEuQ2xhc3NpZnlIYWNoaUhhY2hpSGFuZFJlc3BvbnNlIiyC0+STAiY6ASoiIS92MS9ydWxlcy9oYWNoaWhhY2hpOmNsYXNzaWZ5SGFuZBKjAQoXU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXMSKy5oYW5hZnVkYS52MS5TY29yZUhhY2hpSGFjaGlDYXB0dXJlc1JlcXVlc3QaLC5oYW5hZnVkYS52MS5TY29yZUhhY2hpSGFjaGlDYXB0dXJlc1Jlc3BvbnNlIi2C0+STAic6ASoiIi92MS9ydWxlcy9oYWNoaWhhY2hpOnNjb3JlQ2FwdHVyZXMSlgEKFVNldHRsZUhhY2hpSGFjaGlSb3VuZBIpLmhhbmFmdWRhLnYxLlNldHRsZUhhY2hpSGFjaGlSb3VuZFJlcXVlc3QaKi5oYW5hZnVkYS52MS5TZXR0bGVIYWNoaUhhY2hpUm91bmRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEvcnVsZXMvaGFjaGloYWNoaTpzZXR0bGUSdgoMTGlzdENhcHR1cmVzEiAuaGFuYWZ1ZGEudjEuTGlzdENhcHR1cmVzUmVxdWVzdBohLmhhbmFmdWRhLnYxLkxpc3RDYXB0dXJlc1Jlc3BvbnNlIiGC0+STAhs6ASoiFi92MS9ydWxlczpsaXN0Q2FwdHVyZXMSYwoKQ3JlYXRlR2FtZRIeLmhhbmFmdWRhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uaGFuYWZ1ZGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJeCgdHZXRHYW1lEhsuaGFuYWZ1ZGEudjEuR2V0R2FtZVJlcXVlc3QaHC5oYW5hZnVkYS52MS5HZXRHYW1lUmVzcG9uc2UiGILT5JMCEhIQL3YxL2dhbWVzL3tnYW1lfRJwCgpTdWJtaXRNb3ZlEh4uaGFuYWZ1ZGEudjEuU3VibWl0TW92ZVJlcXVlc3QaHy5oYW5hZnVkYS52MS5TdWJtaXRNb3ZlUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL2dhbWVzL3tnYW1lfS9tb3ZlcxJtCglXYXRjaEdhbWUSHS5oYW5hZnVkYS52MS5XYXRjaEdhbWVSZXF1ZXN0Gh4uaGFuYWZ1ZGEudjEuV2F0Y2hHYW1lUmVzcG9uc2UiH4LT5JMCGRIXL3YxL2dhbWVzL3tnYW1lfS9ldmVudHMwARJrCgpHZXRHYW1lTG9nEh4uaGFuYWZ1ZGEudjEuR2V0R2FtZUxvZ1JlcXVlc3QaHy5oYW5hZnVkYS52MS5HZXRHYW1lTG9nUmVzcG9uc2UiHILT5JMCFhIUL3YxL2dhbWVzL3tnYW1lfS9sb2diBnByb3RvMw", [file_google_api_annotations, file_hanafuda_v1_cards, file_hanafuda_v1_events, file_hanafuda_v1_game, file_hanafuda_v1_moves, file_hanafuda_v1_play, file_hanafuda_v1_rules, file_hanafuda_v1_scoring]);
 
 /**
  * Request of `ListPresets`.
@@ -507,6 +509,35 @@ export type CreateGameRequest = Message<"hanafuda.v1.CreateGameRequest"> & {
    * @generated from field: repeated hanafuda.v1.Deal prepared_deals = 8;
    */
   preparedDeals: Deal[];
+
+  /**
+   * Turn clocks (PLAY.md); off when unset.
+   *
+   * @generated from field: hanafuda.v1.ClockOptions clock = 9;
+   */
+  clock?: ClockOptions | undefined;
+
+  /**
+   * The built-in bot playing each seat, indexed by seat (`BOT_LEVEL_UNSPECIFIED`, or a shorter
+   * list: a person). A bot's decisions are taken in the same commit as the move that hands it the
+   * turn. A game with no person at all is refused with `TESTING_FEATURE_DISABLED` unless the
+   * server allows testing features.
+   *
+   * @generated from field: repeated hanafuda.v1.BotLevel bots = 10;
+   */
+  bots: BotLevel[];
+
+  /**
+   * A client-chosen id (1 to 64 characters) that makes the creation idempotent: a retry with the
+   * same id by the same client (the same API key, else the same address) within the retry window
+   * (the answer time-to-live, 10 minutes) answers the first outcome, the same game and tokens,
+   * with the game's current view, and creates nothing. The same id with a different request is
+   * refused with `REQUEST_ID_REUSED`. The id guards the seat tokens of that answer: make it
+   * unguessable (a UUID). Empty: no idempotency.
+   *
+   * @generated from field: string request_id = 11;
+   */
+  requestId: string;
 };
 
 /**
@@ -759,6 +790,23 @@ export type GetGameLogRequest = Message<"hanafuda.v1.GetGameLogRequest"> & {
    * @generated from field: string game = 1;
    */
   game: string;
+
+  /**
+   * The most events a page holds: 0 for the default, 200; at most 1,000 (more is taken as
+   * 1,000). The events of one version are never split between pages, so a page may hold more
+   * when its last version brought several.
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * Empty for the first page; else the `next_page_token` of the page before (refused with
+   * `INVALID_ARGUMENT` when it is not one).
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -775,7 +823,7 @@ export const GetGameLogRequestSchema: GenMessage<GetGameLogRequest> = /*@__PURE_
  */
 export type GetGameLogResponse = Message<"hanafuda.v1.GetGameLogResponse"> & {
   /**
-   * Every event so far, in order, as the caller may see it.
+   * The page's events, in order, as the caller may see it.
    *
    * @generated from field: repeated hanafuda.v1.Event events = 1;
    */
@@ -789,11 +837,20 @@ export type GetGameLogResponse = Message<"hanafuda.v1.GetGameLogResponse"> & {
   seed?: bigint | undefined;
 
   /**
-   * Once the game is over: every deal, redeals included, in order; empty before.
+   * Once the game is over: the deal of each `round_dealt` event of this page (redeals
+   * included), in order; empty before. Over all the pages, every deal of the game.
    *
    * @generated from field: repeated hanafuda.v1.DealRecord deals = 3;
    */
   deals: DealRecord[];
+
+  /**
+   * The token of the next page; empty on the last page (the log as far as the game has gone
+   * when the page was read: a game in progress grows, and a later call goes on from there).
+   *
+   * @generated from field: string next_page_token = 4;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -932,8 +989,9 @@ export const RefereeService: GenService<{
     output: typeof WatchGameResponseSchema;
   },
   /**
-   * Returns the game's event log as the seat (or a spectator) may see it; once the game is over,
-   * also its seed and every deal, so anyone can audit it.
+   * Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
+   * once the game is over, also its seed and every deal, so anyone can audit it. A page costs
+   * what its size costs, whatever the game's length.
    *
    * @generated from rpc hanafuda.v1.RefereeService.GetGameLog
    */
