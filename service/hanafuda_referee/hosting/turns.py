@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from google.protobuf.timestamp_pb2 import Timestamp
 from hanafuda.v1 import play_pb2
 
-from hanafuda_referee.bots import Level
+from hanafuda_referee.bots import Level, decide
 from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.hosting.adapter import GameAdapter
 from hanafuda_referee.moves import RESIGN, Move
@@ -277,8 +277,6 @@ Decide = Callable[[Any, Level, int], Move]
 
 
 def _bot_decision(view: Any, level: Level, seed: int) -> Move:
-    from hanafuda_referee.bots import decide
-
     return decide(view, level, seed)
 
 
