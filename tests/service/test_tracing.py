@@ -107,12 +107,13 @@ async def _play_a_little(
         headers={"authorization": "Bearer not-a-token", "x-request-id": f"{tag}-refused"},
     )
     assert refused.status_code in (401, 403), refused.text
-    await rpc.GetGame(
+    get_game: Any = rpc.GetGame  # the stub's types are grpc's synchronous ones
+    await get_game(
         service_pb2.GetGameRequest(game=game),
-        metadata=[
+        metadata=(
             ("x-request-id", f"{tag}-grpc"),
             ("traceparent", f"00-{TRACE_ID}-{PARENT_ID}-01"),
-        ],
+        ),
     )
     return {"game": game, "refused": refused.status_code}
 
