@@ -89,6 +89,9 @@ def run_workers(
     exit status. ``extra`` (picklable: a module's function) is passed on to each worker's
     :func:`~.serving.serve`."""
     configure_logging(config.log_format, config.log_level)
+    if not hasattr(socket, "SO_REUSEPORT"):
+        logger.error("workers need SO_REUSEPORT, which this system lacks", workers=config.workers)
+        return 1
     try:
         held, config = _hold_ports(config)
     except _CannotListen as error:

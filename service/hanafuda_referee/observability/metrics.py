@@ -145,6 +145,16 @@ class _SharedFiles:
             os.path.join(directory, f"histogram_requests-{pid}.db")
         )
 
+    def add(self, count: _Count, latency: _Latency) -> None:
+        """Write new series whole: every bucket of a histogram must be in the merged one, those
+        no process has counted in yet too."""
+        histograms: Any = self.histograms
+        for key, value in zip(latency.bucket_keys, latency.buckets, strict=True):
+            histograms.write_value(key, value, 0.0)
+        histograms.write_value(latency.total_key, latency.total, 0.0)
+        counters: Any = self.counters
+        counters.write_value(count.key, count.value, 0.0)
+
     def write(self, count: _Count, latency: _Latency, bucket: int) -> None:
         counters: Any = self.counters  # the library's methods are not annotated
         histograms: Any = self.histograms
@@ -195,6 +205,8 @@ class RequestMetrics(Collector):
         latency = self._latencies.get(key[:2])
         if latency is None:
             latency = self._latencies[key[:2]] = _Latency(key[:2])
+        if self._shared is not None:
+            self._shared.add(count, latency)
         return count, latency
 
     def describe(self) -> Iterator[Metric]:
