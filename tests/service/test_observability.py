@@ -13,6 +13,7 @@ import io
 import json
 import logging
 import math
+import os
 import re
 import time
 from collections.abc import AsyncGenerator, Iterator
@@ -540,7 +541,7 @@ def test_workers_request_metrics_add_up_as_one_counter_and_histogram_would(
     reference, counter, histogram = reference_registry()
     workers = []
     for pid in (101, 102, 103):  # three workers, each with its files (named by its pid)
-        monkeypatch.setattr(metrics.os, "getpid", lambda pid=pid: pid)
+        monkeypatch.setattr(os, "getpid", lambda pid=pid: pid)
         workers.append(metrics.RequestMetrics(None, shared_directory=str(tmp_path)))
     for n, (method, transport, outcome, seconds) in enumerate(OBSERVATIONS * 3):
         counter.labels(method, transport, outcome).inc()
