@@ -136,6 +136,7 @@ class _Observation:
                 record.transport,
                 record.request_id,
                 self._caller.trace_parent,
+                record.started,
             )
         return self._record
 
@@ -224,6 +225,7 @@ class _LineBuffer:
         # Lines may come from other threads than the loop's (gRPC's, a library's).
         self._lock = threading.Lock()
         #: The most characters one write may take (whole lines, a longer line alone), or None.
+        #: (Characters are bytes in JSON lines, which are ASCII.)
         self._largest = largest_write
 
     def write(self, text: str) -> int:

@@ -36,6 +36,7 @@ content or an error's message.
 from __future__ import annotations
 
 import os
+import time
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Final
 
@@ -155,12 +156,19 @@ def stop() -> None:
 
 class RequestSpan:
     """The span of one request: opened by :func:`~.logs.observe` when tracing is on, ended with
-    the request's outcome (see the module docstring)."""
+    the request's outcome (see the module docstring). ``started``: when the request began, a
+    ``time.perf_counter()`` (default: now)."""
 
     __slots__ = ("_method", "_span", "_token", "_transport")
 
     def __init__(
-        self, tracer: Tracer, method: str, transport: str, request_id: str, trace_parent: str
+        self,
+        tracer: Tracer,
+        method: str,
+        transport: str,
+        request_id: str,
+        trace_parent: str,
+        started: float | None = None,
     ) -> None:
         self._method = method
         self._transport = transport
@@ -180,8 +188,16 @@ class RequestSpan:
             attributes["rpc.method"] = method
         else:
             name = method
+        # From when the request began (its log line's latency too), where the transport says.
+        start_time = None
+        if started is not None:
+            start_time = time.time_ns() - int((time.perf_counter() - started) * 1e9)
         self._span = tracer.start_span(
-            name, context=parent, kind=SpanKind.SERVER, attributes=attributes
+            name,
+            context=parent,
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+            start_time=start_time,
         )
         self._token: Token[Span | None] | None = _request_span.set(self._span)
 
