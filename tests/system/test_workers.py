@@ -187,7 +187,10 @@ async def test_two_workers_serve_one_port_one_store_and_one_metrics_page(
 
     children = _children(supervisor.pid)
     assert workers.stop() == 0
-    assert not [pid for pid in children if _alive(pid)]
+    # The workers were waited for; multiprocessing's resource tracker, the supervisor's other
+    # child, ends by itself once the supervisor has.
+    assert not [pid for pid in pids.values() if _alive(pid)]
+    _wait_for(lambda: not [pid for pid in children if _alive(pid)], timeout=5)
     stopped = {line["worker"] for line in _lines(workers, "stopped") if "worker" in line}
     assert stopped == {0, 1}
     assert _lines(workers, "workers stopped")[0]["exit_codes"] == [0, 0]
