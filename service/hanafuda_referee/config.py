@@ -260,7 +260,7 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "watchers_per_game": "0: no limit",
     "watchers_per_client": "0: no limit",
     "watchers_per_seat": "0: no limit",
-    "workers": "one process; auto: one per core",
+    "workers": "auto: one per core",
     "otlp_endpoint": "no traces",
 }
 
@@ -348,8 +348,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--create-burst", "games one client may create at once before the rate applies", type=int)
     add(
         "--workers",
-        "serving processes sharing the ports (a number, or auto: one per core); more than one "
-        "needs Redis",
+        "serving processes sharing the ports; more than one needs Redis",
         type=_workers_flag,
         metavar="N",
     )
