@@ -26,7 +26,8 @@ the others are stopped and the supervisor exits with status 1. A worker that exi
 a new one with the same index, unless workers have died :data:`_MOST_DEATHS` times within
 :data:`_DEATHS_WINDOW` seconds: a crash loop stops the group (status 1), for whatever restarts
 the service to see. On Linux each worker asks the kernel for SIGTERM when the supervisor dies,
-so no worker is left serving if the supervisor is killed.
+so no worker is left serving if the supervisor is killed (and they remove the metrics directory
+it could not).
 
 The in-process store cannot be shared: :class:`~.config.Config` refuses more than one worker
 without a Redis URL.
@@ -178,6 +179,7 @@ class _Supervisor:
             logger.info(
                 "starting workers",
                 workers=self._config.workers,
+                metrics_directory=os.environ[_METRICS_VARIABLE],
                 host=self._config.host,
                 grpc_port=self._config.grpc_port,
                 http_port=self._config.http_port,
@@ -344,8 +346,14 @@ def _work(
         started.send_bytes(b"serving")
         started.close()
 
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        try:
-            runner.run(serve(config, extra=extra, worker=index, started=tell_supervisor))
-        except StartupFailed:
-            sys.exit(1)  # logged as it happened
+    try:
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            try:
+                runner.run(serve(config, extra=extra, worker=index, started=tell_supervisor))
+            except StartupFailed:
+                sys.exit(1)  # logged as it happened
+    finally:
+        if os.getppid() != supervisor:
+            # The supervisor died without its clean-up: the workers, which it asked the kernel
+            # to stop, remove the metrics directory (the last to end finds it gone already).
+            shutil.rmtree(os.environ[_METRICS_VARIABLE], ignore_errors=True)

@@ -186,7 +186,10 @@ async def test_two_workers_serve_one_port_one_store_and_one_metrics_page(
         assert _requests_served(workers) == lines
 
     children = _children(supervisor.pid)
+    (starting,) = _lines(workers, "starting workers")
+    assert Path(starting["metrics_directory"]).is_dir()
     assert workers.stop() == 0
+    assert not Path(starting["metrics_directory"]).exists()
     # The workers were waited for; multiprocessing's resource tracker, the supervisor's other
     # child, ends by itself once the supervisor has.
     assert not [pid for pid in pids.values() if _alive(pid)]
@@ -218,6 +221,9 @@ def test_a_killed_supervisor_takes_its_workers_with_it(workers: RefereeProcess) 
     supervisor.kill()
     supervisor.wait()
     _wait_for(lambda: not [pid for pid in children if _alive(pid)])
+    # They also removed the metrics directory the supervisor could not.
+    (starting,) = _lines(workers, "starting workers")
+    assert not Path(starting["metrics_directory"]).exists()
 
 
 def test_workers_without_redis_are_refused(tmp_path: Path) -> None:
