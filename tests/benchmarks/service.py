@@ -422,6 +422,9 @@ class WorkerSpec:
     seed: int = 1
     #: The games the moves workload plays (a key of KINDS).
     kind: str = "koikoi"
+    #: gRPC: a channel (so a connection) per lane rather than one per process, for a server
+    #: whose workers share its port: the kernel gives each connection to one of them.
+    channel_per_lane: bool = False
 
 
 @dataclass
@@ -448,9 +451,17 @@ def worker_main(spec: WorkerSpec, barrier: Barrier, results: Any) -> None:
 async def _run_worker(spec: WorkerSpec, barrier: Barrier) -> WorkerResult:
     result = WorkerResult()
     channel = grpc.aio.insecure_channel(spec.grpc_target) if spec.transport == "grpc" else None
+    channels = [] if channel is None else [channel]
     clients: list[GameClient] = []
     for _ in range(spec.lanes * (4 if spec.open_loop else 1)):
-        if channel is not None:
+        if channel is not None and spec.channel_per_lane:
+            # grpc's channels to one target share one connection unless each has its own pool.
+            own = grpc.aio.insecure_channel(
+                spec.grpc_target, options=[("grpc.use_local_subchannel_pool", 1)]
+            )
+            channels.append(own)
+            clients.append(GrpcClient(own, spec.kind))
+        elif channel is not None:
             clients.append(GrpcClient(channel, spec.kind))
         else:
             clients.append(HttpClient(*spec.http, spec.kind))
@@ -492,8 +503,8 @@ async def _run_worker(spec: WorkerSpec, barrier: Barrier) -> WorkerResult:
     await asyncio.gather(*tasks, cpu, return_exceptions=True)
     for client in clients:
         await client.close()
-    if channel is not None:
-        await channel.close()
+    for each in channels:
+        await each.close()
     return result
 
 
@@ -619,6 +630,28 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` and of every live process under it (the
+    workers of a service started with ``--workers``; a single process has none)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                parents[int(entry.name)] = int(stat[1])
+    tree, seen = [pid], {pid}
+    for member in tree:
+        for child, parent in parents.items():
+            if parent == member and child not in seen:
+                seen.add(child)
+                tree.append(child)
+    total = 0.0
+    for member in tree:
+        with contextlib.suppress(OSError):  # ended meanwhile
+            total += process_cpu_seconds(member)
+    return total
+
+
 def redis_cpu_seconds(client: redis.Redis) -> float:
     info = client.info("cpu")
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
@@ -680,11 +713,11 @@ def measure(target: Target, spec: WorkerSpec, processes: int) -> Measurement:
     except threading.BrokenBarrierError:
         raise RuntimeError(str(results.get(timeout=10))) from None
     time.sleep(spec.warmup)
-    server_start = process_cpu_seconds(target.server_pid) if target.server_pid else None
+    server_start = tree_cpu_seconds(target.server_pid) if target.server_pid else None
     redis_start = redis_cpu_seconds(target.redis) if target.redis is not None else None
     time.sleep(spec.duration)
     server_cpu = (
-        (process_cpu_seconds(target.server_pid) - server_start) / spec.duration
+        (tree_cpu_seconds(target.server_pid) - server_start) / spec.duration
         if target.server_pid and server_start is not None
         else None
     )
