@@ -144,36 +144,19 @@ class ClusterProcesses:
     """A Redis Cluster of ``size`` masters on free loopback ports, each with ``replicas``
     replicas (none by default), failing a silent node after ``node_timeout_ms``.
 
-    Its servers are :attr:`servers`, masters first as ``redis-cli --cluster create`` assigns
-    them; roles change with failovers (``tests/system/cluster.py`` follows them).
+    Its servers are :attr:`servers` once started, masters first as ``redis-cli --cluster
+    create`` assigns them; roles change with failovers (``tests/system/cluster.py`` follows
+    them).
     """
 
     def __init__(
         self, directory: Path, size: int = 3, *, replicas: int = 0, node_timeout_ms: int = 2000
     ) -> None:
         self.directory = directory
+        self.size = size
         self.replicas = replicas
+        self.node_timeout_ms = node_timeout_ms
         self.servers: list[ServerProcess] = []
-        for _ in range(size * (1 + replicas)):
-            port = free_port()
-            node_dir = directory / f"node-{port}"
-            self.servers.append(
-                ServerProcess(
-                    node_dir,
-                    port,
-                    extra=[
-                        "--cluster-enabled",
-                        "yes",
-                        "--cluster-config-file",
-                        str(node_dir / f"nodes-{port}.conf"),
-                        "--cluster-node-timeout",
-                        str(node_timeout_ms),
-                        # A replica's first full sync starts at once, not after 5 s.
-                        "--repl-diskless-sync-delay",
-                        "0",
-                    ],
-                )
-            )
 
     @property
     def url(self) -> str:
@@ -183,8 +166,8 @@ class ClusterProcesses:
         if REDIS_CLI is None:
             raise RuntimeError("redis-cli is not installed")
         try:
-            for server in self.servers:
-                server.start()
+            for _ in range(self.size * (1 + self.replicas)):
+                self.servers.append(self._node())
             addresses = [f"127.0.0.1:{server.port}" for server in self.servers]
             options = ["--cluster-replicas", str(self.replicas), "--cluster-yes"]
             subprocess.run(
@@ -198,6 +181,37 @@ class ClusterProcesses:
             self.stop()
             raise
 
+    def _node(self, attempts: int = 5) -> ServerProcess:
+        """A started node on a free port. A port free when chosen may be taken before the
+        server binds it (or its bus port, + 10000), by another test or an outgoing connection:
+        then another port is tried."""
+        for attempt in range(1, attempts + 1):
+            port = free_port()
+            node_dir = self.directory / f"node-{port}"
+            server = ServerProcess(
+                node_dir,
+                port,
+                extra=[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    str(node_dir / f"nodes-{port}.conf"),
+                    "--cluster-node-timeout",
+                    str(self.node_timeout_ms),
+                    # A replica's first full sync starts at once, not after 5 s.
+                    "--repl-diskless-sync-delay",
+                    "0",
+                ],
+            )
+            try:
+                server.start()
+            except RuntimeError:
+                if attempt == attempts:
+                    raise
+                continue
+            return server
+        raise AssertionError("unreachable")
+
     def wait_ok(self, servers: Sequence[ServerProcess], timeout: float = 30.0) -> None:
         """Wait until each of ``servers`` says the cluster is ok with every slot assigned, knows
         every node, and, if it is a replica, has its link to its master up (synchronised)."""
@@ -205,7 +219,7 @@ class ClusterProcesses:
         pending = list(servers)
         while pending:
             server = pending[0]
-            if _node_ready(server.port, len(self.servers)):
+            if _node_ready(server.port, len(self.servers), self.size * self.replicas):
                 pending.pop(0)
             elif time.monotonic() > deadline:
                 raise RuntimeError(f"cluster node {server.port} not ok after {timeout} s")
@@ -229,7 +243,9 @@ def _redis_cli(port: int, *command: str) -> str:
     ).stdout
 
 
-def _node_ready(port: int, nodes: int) -> bool:
+def _node_ready(port: int, nodes: int, replicas: int) -> bool:
+    """Whether the node on ``port`` sees the cluster ok, every slot assigned, ``nodes`` nodes of
+    which ``replicas`` are replicas, none failed, and (a replica) its master's data synced."""
     info = _redis_cli(port, "cluster", "info")
     if not (
         "cluster_state:ok" in info
@@ -237,5 +253,14 @@ def _node_ready(port: int, nodes: int) -> bool:
         and f"cluster_known_nodes:{nodes}" in info
     ):
         return False
-    replication = _redis_cli(port, "info", "replication")
-    return "role:master" in replication or "master_link_status:up" in replication
+    flags = [
+        line.split()[2].split(",")
+        for line in _redis_cli(port, "cluster", "nodes").splitlines()
+        if line.strip()
+    ]
+    if sum("slave" in f for f in flags) != replicas or any(
+        "fail" in f or "fail?" in f for f in flags
+    ):
+        return False
+    (mine,) = [f for f in flags if "myself" in f]
+    return "slave" not in mine or "master_link_status:up" in _redis_cli(port, "info", "replication")

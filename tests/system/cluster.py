@@ -29,13 +29,24 @@ from redis.crc import key_slot
 
 from tests.store.servers import REDIS_CLI, REDIS_SERVER, ClusterProcesses, ServerProcess
 
-__all__ = ["CLUSTER_TOOLS", "FailoverCluster", "Node", "replicated_cluster"]
+__all__ = [
+    "CALM_NODE_TIMEOUT_MS",
+    "CLUSTER_TOOLS",
+    "NODE_TIMEOUT_MS",
+    "FailoverCluster",
+    "Node",
+    "replicated_cluster",
+]
 
 #: Whether this machine can start a cluster (redis-cli comes with Debian's redis-tools).
 CLUSTER_TOOLS = REDIS_SERVER is not None and REDIS_CLI is not None
 #: Milliseconds a node may be silent before the others count it failed: short, so a killed
 #: master's replica takes over quickly (about this, plus an election of 0.5 to 1 s).
 NODE_TIMEOUT_MS = 1000
+#: The node timeout of a cluster whose masters are only failed over gracefully, which needs no
+#: failure detection: long enough that a loaded machine, slow to answer the nodes' pings, never
+#: makes them count a live node failed (and the cluster down, for a moment) on their own.
+CALM_NODE_TIMEOUT_MS = 5000
 #: Seconds a failover, or a restarted node's return, may take before the test fails.
 SETTLE = 30.0
 
@@ -88,8 +99,8 @@ def _parse_nodes(text: str) -> list[Node]:
 class FailoverCluster:
     """Three masters with a replica each (see the module docstring)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.processes = ClusterProcesses(directory, replicas=1, node_timeout_ms=NODE_TIMEOUT_MS)
+    def __init__(self, directory: Path, node_timeout_ms: int = NODE_TIMEOUT_MS) -> None:
+        self.processes = ClusterProcesses(directory, replicas=1, node_timeout_ms=node_timeout_ms)
 
     @property
     def url(self) -> str:
@@ -135,8 +146,10 @@ class FailoverCluster:
         """The port of the replica of the master on ``master_port``."""
         nodes = self.nodes()
         (master,) = [n for n in nodes if n.port == master_port]
-        (replica,) = [n for n in nodes if n.master_id == master.id]
-        return replica.port
+        replicas = [n for n in nodes if n.master_id == master.id]
+        if len(replicas) != 1:
+            raise RuntimeError(f"{master_port} has replicas {replicas} in {nodes}")
+        return replicas[0].port
 
     def fail_over(self, master_port: int) -> int:
         """Hand the master's slots to its replica with ``CLUSTER FAILOVER`` (graceful: nothing
@@ -205,12 +218,14 @@ class FailoverCluster:
 
 
 @contextlib.contextmanager
-def replicated_cluster(directory: Path, attempts: int = 3) -> Iterator[FailoverCluster]:
+def replicated_cluster(
+    directory: Path, node_timeout_ms: int = NODE_TIMEOUT_MS, attempts: int = 3
+) -> Iterator[FailoverCluster]:
     """A started :class:`FailoverCluster`, stopped (every server, however left) afterwards.
     Its ports are free when chosen, but another test may take one before the server binds it
     (a bus port is its port + 10000): then it starts again on other ports."""
     for attempt in range(1, attempts + 1):
-        cluster = FailoverCluster(directory / f"attempt-{attempt}")
+        cluster = FailoverCluster(directory / f"attempt-{attempt}", node_timeout_ms)
         try:
             cluster.start()
         except (RuntimeError, subprocess.SubprocessError):
