@@ -13,7 +13,8 @@ sharing one key prefix (testing features and the reference requests on, as in
    through a load balancer does). The plain Redis and the cluster alternate within each run
    (which goes first alternates too), so both see the same background load; ``--runs N``
    reports medians. The CPU columns are the two service processes together, every Redis
-   server together (the replicas included), and the clients. On a 2-core machine all of them
+   server together (the replicas included), and the clients; the medians add each one's CPU
+   time per move. On a 2-core machine all of them
    share the cores: the figures compare the stores, they are no capacity.
 2. **The outage of a failover**, ``--failovers`` times each way: gracefully (``CLUSTER
    FAILOVER`` on the replica of a master) and by SIGKILL of a master (its replica is elected
@@ -134,6 +135,12 @@ def measure_moves(
     return figures
 
 
+def _micros(figures: Sequence[Measurement], cpu: str) -> float:
+    """The median CPU microseconds per move of ``cpu`` (a Measurement's field)."""
+    per_move: list[float] = [getattr(m, cpu) / m.rate * 1e6 for m in figures if m.rate]
+    return statistics.median(per_move)
+
+
 # --- the outage of a failover ----------------------------------------------------------------
 
 
@@ -189,7 +196,7 @@ async def one_failover(
         promoted = await asyncio.to_thread(fail, master)
         settled = time.monotonic() - since
         # Every game moves again once the cluster has settled, then the probe stops.
-        await wait_moves(played, [len(g.accepted) for g in played], PROBE_AFTER)
+        await wait_moves(played, [len(g.accepted) for g in played], PROBE_AFTER, tasks)
     finally:
         for task in tasks:
             task.cancel()
@@ -328,7 +335,11 @@ def main() -> None:
             for name, ms in figures.items():
                 p50 = statistics.median(m.p50_ms for m in ms)
                 p99 = statistics.median(m.p99_ms for m in ms)
-                print(f"  {name:10} {rates[name]:7.0f}/s  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
+                print(
+                    f"  {name:10} {rates[name]:7.0f}/s  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  "
+                    f"CPU per move: service processes {_micros(ms, 'server_cpu'):.0f} us, "
+                    f"Redis {_micros(ms, 'redis_cpu'):.0f} us"
+                )
             print(f"  cluster / one Redis: {rates['cluster'] / rates['one Redis']:.2f}")
 
         if args.failovers:

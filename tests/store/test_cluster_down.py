@@ -3,10 +3,11 @@ wait for its replica, under many concurrent operations.
 
 redis-py's cluster client answers a CLUSTERDOWN by closing the connections of every node, those
 that other operations are using at that moment included. An operation caught in the middle of
-opening its connection then fails inside redis-py with an ``AttributeError`` rather than a
-connection error. The store must still fail it as unavailable (``StoreUnavailable``, which the
-service answers ``UNAVAILABLE``), never let it out as an internal error, and serve again as soon
-as the cluster is whole.
+opening its connection then fails inside redis-py with an ``AttributeError`` (its writer gone),
+or on uvloop with a ``RuntimeError`` (its transport closed), rather than a connection error. The
+store must still fail it as unavailable (``StoreUnavailable``, which the service answers
+``UNAVAILABLE``), never let it out as an internal error, and serve again as soon as the cluster
+is whole. Both event loops are tried: the service runs on uvloop.
 
 The test cluster is its own (three masters, no replicas): it takes one slot away from a master
 (``CLUSTER DELSLOTS``), which puts that master's view of the cluster in the fail state at once,
@@ -20,13 +21,13 @@ import asyncio
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
-import pytest_asyncio
 import redis
+import uvloop
 
 from hanafuda_referee.store import (
     GameStore,
@@ -63,18 +64,30 @@ def cluster(tmp_path: Path) -> Iterator[ClusterProcesses]:
         processes.stop()
 
 
-@pytest_asyncio.fixture
-async def store(cluster: ClusterProcesses) -> AsyncIterator[GameStore]:
+#: How each event loop runs a coroutine: the service runs on uvloop, whose transports refuse a
+#: write once closed (a RuntimeError), where asyncio's ignore it.
+RUNNERS: dict[str, Callable[[Coroutine[Any, Any, None]], None]] = {
+    "asyncio": asyncio.run,
+    "uvloop": uvloop.run,
+}
+
+
+@pytest.mark.parametrize("loop", sorted(RUNNERS))
+def test_operations_during_clusterdown_fail_as_unavailable_and_then_succeed(
+    cluster: ClusterProcesses, loop: str
+) -> None:
+    RUNNERS[loop](operate_through_clusterdowns(cluster))
+
+
+async def operate_through_clusterdowns(cluster: ClusterProcesses) -> None:
     store = open_store(cluster.url, StoreSettings(key_prefix=f"t-{uuid.uuid4().hex}:"))
     try:
-        yield store
+        await _operate(cluster, store)
     finally:
         await store.close()
 
 
-async def test_operations_during_clusterdown_fail_as_unavailable_and_then_succeed(
-    cluster: ClusterProcesses, store: GameStore
-) -> None:
+async def _operate(cluster: ClusterProcesses, store: GameStore) -> None:
     games = [uuid.uuid4().hex for _ in range(LANES)]
     for game in games:
         await store.create(game, b"s", b"m", [b"e"])
@@ -135,9 +148,12 @@ async def test_operations_during_clusterdown_fail_as_unavailable_and_then_succee
     assert not others, (outcomes, others[:3])
 
 
-def test_an_attribute_error_outside_redis_py_stays_a_defect() -> None:
-    """Only redis-py's own stumble is taken for a cut connection: the same error raised by the
-    store's code is a defect, and goes out as it is (an internal error, logged)."""
-    with pytest.raises(AttributeError) as raised:
+def test_an_error_outside_redis_py_stays_a_defect() -> None:
+    """Only redis-py's own stumble is taken for a cut connection: the same errors raised by the
+    store's code are defects, and go out as they are (an internal error, logged)."""
+    with pytest.raises(AttributeError) as attribute:
         getattr(None, "writelines")  # noqa: B009 - raised here, not in redis-py
-    assert redis_store._store_error("load", raised.value) is raised.value
+    assert redis_store._store_error("load", attribute.value) is attribute.value
+    with pytest.raises(RuntimeError) as runtime:
+        raise RuntimeError("the handler is closed")
+    assert redis_store._store_error("load", runtime.value) is runtime.value

@@ -223,11 +223,20 @@ async def play_game(
     played.over = True
 
 
-async def wait_moves(games: Sequence[Played], counts: Sequence[int], more: int) -> None:
-    """Wait until each game made ``more`` moves beyond ``counts`` (or ended)."""
+async def wait_moves(
+    games: Sequence[Played],
+    counts: Sequence[int],
+    more: int,
+    players: Sequence[asyncio.Task[None]] = (),
+) -> None:
+    """Wait until each game made ``more`` moves beyond ``counts`` (or ended); a failure of one
+    of the games' ``players`` (their :func:`play_game` tasks) is raised at once."""
     deadline = time.monotonic() + GIVE_UP
     while not all(
         g.over or len(g.accepted) >= n + more for g, n in zip(games, counts, strict=True)
     ):
+        for player in players:
+            if player.done() and not player.cancelled() and player.exception() is not None:
+                player.result()
         assert time.monotonic() < deadline, [len(g.accepted) for g in games]
         await asyncio.sleep(0.01)

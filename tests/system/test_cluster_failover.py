@@ -123,13 +123,13 @@ async def play_through(
             for g in games
         ]
         try:
-            await wait_moves(games, [0] * GAMES, BEFORE)
+            await wait_moves(games, [0] * GAMES, BEFORE, tasks)
             since = time.monotonic()
             promoted = await asyncio.to_thread(fail, master)
             assert cluster.master_of(KeySpace("failover:").game(games[0].game).game) == promoted
             # Every game moves again once the cluster has settled, the moved master's included,
             # before they speed up.
-            await wait_moves(games, [len(g.accepted) for g in games], AFTER)
+            await wait_moves(games, [len(g.accepted) for g in games], AFTER, tasks)
             full_speed.set()
             async with asyncio.timeout(GIVE_UP):
                 await asyncio.gather(*tasks)

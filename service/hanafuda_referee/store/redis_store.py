@@ -152,9 +152,14 @@ _PROBE_TTL_MS = 10_000
 
 #: What :func:`_store_error` turns into a store error.
 _TRANSLATED: tuple[type[BaseException], ...] = (TimeoutError, RedisError, *_UNAVAILABLE)
-#: What :meth:`RedisStore._failures` hands to :func:`_store_error`: an AttributeError too, which
-#: is a store error only when it is redis-py's on a torn connection (:func:`_torn_connection`).
-_CAUGHT: tuple[type[BaseException], ...] = (*_TRANSLATED, AttributeError)
+#: What redis-py raises, besides its own errors, when another task closed the connection it was
+#: using: AttributeError (its reader or writer gone), RuntimeError (uvloop: its transport closed).
+#: A store error only when raised beneath redis-py's connection code (:func:`_torn_connection`).
+_TORN: tuple[type[BaseException], ...] = (AttributeError, RuntimeError)
+#: What :meth:`RedisStore._failures` hands to :func:`_store_error`.
+_CAUGHT: tuple[type[BaseException], ...] = (*_TRANSLATED, *_TORN)
+#: redis-py's module of connections: where it connects, sends and reads.
+_CONNECTION_MODULE = "redis.asyncio.connection"
 
 #: One queued call: the store operation it serves (for its errors), the script run or command,
 #: and its caller's future.
@@ -167,7 +172,7 @@ _FAILURES = FailureLog(logging.getLogger("hanafuda_referee.store"))
 
 def _torn_connection(exc: BaseException) -> bool:
     """Whether ``exc`` is redis-py tripping over a connection closed under it by another task:
-    an ``AttributeError`` raised in redis-py's own code (its reader or writer gone).
+    one of :data:`_TORN` raised beneath redis-py's connection code (or in it).
 
     redis-py's cluster client closes the connections of every node, those in use included, when
     a node answers CLUSTERDOWN (every node does, between a master's failure and its replica's
@@ -175,12 +180,14 @@ def _torn_connection(exc: BaseException) -> bool:
     then fails so (``tests/store/test_cluster_down.py``). It is a connection cut like any other:
     the command was not sent, or its reply is lost.
     """
-    if not isinstance(exc, AttributeError) or exc.__traceback__ is None:
+    if not isinstance(exc, _TORN):
         return False
     frame = exc.__traceback__
-    while frame.tb_next is not None:
+    while frame is not None:
+        if frame.tb_frame.f_globals.get("__name__") == _CONNECTION_MODULE:
+            return True
         frame = frame.tb_next
-    return str(frame.tb_frame.f_globals.get("__name__", "")).startswith("redis.")
+    return False
 
 
 def _store_error(operation: str, exc: BaseException) -> BaseException:
@@ -381,7 +388,7 @@ class RedisStore:
             yield
         except _CAUGHT as exc:
             error = _store_error(operation, exc)
-            if error is exc:  # an AttributeError of no torn connection: a defect, let out
+            if error is exc:  # not raised beneath redis-py's connection code: a defect, let out
                 raise
             raise error from exc
 
