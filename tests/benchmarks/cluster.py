@@ -1,10 +1,10 @@
 """Moves per second over a Redis Cluster, and the outage of a failover: a script, not a test.
 
 Starts a Redis Cluster of three masters with a replica each on loopback ports
-(``tests/system/cluster.py``: node timeout 1 s, no persistence) and, for comparison in the same
-run, one plain ``redis-server`` (default settings, private); over each, two service processes
-sharing one key prefix (testing features and the reference requests on, as in
-``tests.benchmarks.service``). Then:
+(``tests/system/cluster.py``: node timeout 1 s unless ``--node-timeout`` says otherwise, no
+persistence) and, for comparison in the same run, one plain ``redis-server`` (default settings,
+private); over each, two service processes sharing one key prefix (testing features and the
+reference requests on, as in ``tests.benchmarks.service``). Then:
 
 1. **Moves per second** of complete default Koi-Koi games, with the service benchmark's load
    generator (``--processes`` client processes of ``--lanes`` lanes, each lane a player of
@@ -66,7 +66,12 @@ from tests.benchmarks.service import (
 )
 from tests.service.conftest import seeded_request
 from tests.system.clients import Client, connect
-from tests.system.cluster import CLUSTER_TOOLS, FailoverCluster, replicated_cluster
+from tests.system.cluster import (
+    CLUSTER_TOOLS,
+    NODE_TIMEOUT_MS,
+    FailoverCluster,
+    replicated_cluster,
+)
 from tests.system.failover import Played, Table, creating, outage_of, play_game, wait_moves
 from tests.system.processes import RefereeProcess
 
@@ -270,6 +275,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--failovers", type=int, default=5, help="failovers of each way (0: none)")
     parser.add_argument("--games", type=int, default=6, help="games played during a failover")
     parser.add_argument(
+        "--node-timeout",
+        type=int,
+        default=NODE_TIMEOUT_MS,
+        help="the cluster's cluster-node-timeout, in milliseconds",
+    )
+    parser.add_argument(
         "--full-coverage",
         choices=["yes", "no"],
         default="yes",
@@ -307,7 +318,7 @@ def main() -> None:
         single_url = given_or_private_redis(None, workdir, stack)
         single_node = redis.Redis.from_url(single_url)
         stack.callback(single_node.close)
-        cluster = stack.enter_context(replicated_cluster(workdir / "cluster"))
+        cluster = stack.enter_context(replicated_cluster(workdir / "cluster", args.node_timeout))
         cluster_nodes = [redis.Redis(port=s.port) for s in cluster.servers]
         for node in cluster_nodes:
             stack.callback(node.close)
@@ -315,7 +326,7 @@ def main() -> None:
         version = single_node.info("server")["redis_version"]
         print(
             f"stores: one redis-server {version} (default settings), and a Redis Cluster of 3 "
-            f"masters with a replica each (node timeout 1 s, no persistence, "
+            f"masters with a replica each (node timeout {args.node_timeout} ms, no persistence, "
             f"cluster-require-full-coverage {args.full_coverage}), all on this machine; over "
             f"each, two service processes (log level {args.log_level})"
         )
