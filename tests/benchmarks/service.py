@@ -696,34 +696,51 @@ class Target:
 
 def measure(target: Target, spec: WorkerSpec, processes: int) -> Measurement:
     """Run ``processes`` workers of ``spec`` against ``target`` and merge what they measured."""
-    spec = replace(spec, http=target.http, grpc_target=target.grpc_target)
+    return measure_spread([target], spec, processes)
+
+
+def measure_spread(
+    targets: Sequence[Target],
+    spec: WorkerSpec,
+    processes: int,
+    redis_nodes: Sequence[redis.Redis] | None = None,
+) -> Measurement:
+    """Run ``processes`` workers of ``spec``, worker ``i`` against ``targets[i % len]``, and
+    merge what they measured. The server CPU is that of every target's process (unknown if one
+    is), the Redis CPU that of ``redis_nodes`` (by default the targets' Redis, each once)."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(processes + 1)
     results = context.Queue()
-    workers = [
-        context.Process(
-            target=worker_main, args=(replace(spec, index=i), barrier, results), daemon=True
+    workers = []
+    for i in range(processes):
+        target = targets[i % len(targets)]
+        worker_spec = replace(spec, http=target.http, grpc_target=target.grpc_target, index=i)
+        workers.append(
+            context.Process(target=worker_main, args=(worker_spec, barrier, results), daemon=True)
         )
-        for i in range(processes)
-    ]
     for worker in workers:
         worker.start()
     try:
         barrier.wait(timeout=120)
     except threading.BrokenBarrierError:
         raise RuntimeError(str(results.get(timeout=10))) from None
+    pids = [t.server_pid for t in targets if t.server_pid]
+    if len(pids) < len(targets):
+        pids = []
+    if redis_nodes is None:
+        redis_nodes = list({id(t.redis): t.redis for t in targets if t.redis is not None}.values())
     time.sleep(spec.warmup)
-    server_start = tree_cpu_seconds(target.server_pid) if target.server_pid else None
-    redis_start = redis_cpu_seconds(target.redis) if target.redis is not None else None
+    server_start = sum(tree_cpu_seconds(pid) for pid in pids)
+    redis_start = sum(redis_cpu_seconds(node) for node in redis_nodes)
     time.sleep(spec.duration)
     server_cpu = (
-        (tree_cpu_seconds(target.server_pid) - server_start) / spec.duration
-        if target.server_pid and server_start is not None
+        (sum(tree_cpu_seconds(pid) for pid in pids) - server_start) / spec.duration
+        if pids
         else None
     )
     redis_cpu = (
-        (redis_cpu_seconds(target.redis) - redis_start) / spec.duration
-        if target.redis is not None and redis_start is not None
+        (sum(redis_cpu_seconds(node) for node in redis_nodes) - redis_start) / spec.duration
+        if redis_nodes
         else None
     )
     answers = [results.get(timeout=spec.duration + 120) for _ in workers]

@@ -33,7 +33,8 @@ sharded pub/sub wakes watchers as immediately as a blocking XREAD did. Needs Red
 
 Failures: each operation runs under a deadline (``operation_timeout``, or the wake-up period plus
 it for a watcher's wait) and every connection-level problem becomes
-:class:`~.errors.StoreUnavailable`. Nothing is retried automatically (see
+:class:`~.errors.StoreUnavailable`, redis-py's own stumbles on a connection closed under an
+operation included (:func:`_torn_connection`). Nothing is retried automatically (see
 :mod:`.redis_clients`); a batch that fails fails each of its calls with StoreUnavailable.
 
 Batching (on a single server): a commit queues its script call, a load (``load``: a game's
@@ -154,6 +155,14 @@ _EVALSHA = "EVALSHA"
 
 #: What :func:`_store_error` turns into a store error.
 _TRANSLATED: tuple[type[BaseException], ...] = (TimeoutError, RedisError, *_UNAVAILABLE)
+#: What redis-py raises, besides its own errors, when another task closed the connection it was
+#: using: AttributeError (its reader or writer gone), RuntimeError (uvloop: its transport closed).
+#: A store error only when raised beneath redis-py's connection code (:func:`_torn_connection`).
+_TORN: tuple[type[BaseException], ...] = (AttributeError, RuntimeError)
+#: What :meth:`RedisStore._failures` hands to :func:`_store_error`.
+_CAUGHT: tuple[type[BaseException], ...] = (*_TRANSLATED, *_TORN)
+#: redis-py's module of connections: where it connects, sends and reads.
+_CONNECTION_MODULE = "redis.asyncio.connection"
 
 #: One queued call: the store operation it serves (for its errors), the script run or command,
 #: and its caller's future.
@@ -175,14 +184,35 @@ async def _ended(span: CallSpan, call: Awaitable[Any]) -> Any:
     return reply
 
 
+def _torn_connection(exc: BaseException) -> bool:
+    """Whether ``exc`` is redis-py tripping over a connection closed under it by another task:
+    one of :data:`_TORN` raised beneath redis-py's connection code (or in it).
+
+    redis-py's cluster client closes the connections of every node, those in use included, when
+    a node answers CLUSTERDOWN (every node does, between a master's failure and its replica's
+    promotion) or a discovery of the slots fails; an operation that was opening its connection
+    then fails so (``tests/store/test_cluster_down.py``). It is a connection cut like any other:
+    the command was not sent, or its reply is lost.
+    """
+    if not isinstance(exc, _TORN):
+        return False
+    frame = exc.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_globals.get("__name__") == _CONNECTION_MODULE:
+            return True
+        frame = frame.tb_next
+    return False
+
+
 def _store_error(operation: str, exc: BaseException) -> BaseException:
     """The store error that stands for ``exc`` (``exc`` itself if it is no Redis failure); a
     Redis failure is also noted in the :data:`_FAILURES` log."""
-    if isinstance(exc, _TRANSLATED):
+    torn = _torn_connection(exc)
+    if torn or isinstance(exc, _TRANSLATED):
         _FAILURES.failed(operation, exc)
     if isinstance(exc, TimeoutError):  # the operation deadline (asyncio.timeout)
         error: BaseException = StoreUnavailable(f"{operation}: Redis did not answer in time")
-    elif isinstance(exc, _UNAVAILABLE):
+    elif torn or isinstance(exc, _UNAVAILABLE):
         error = StoreUnavailable(f"{operation}: {type(exc).__name__}: {exc}")
     elif isinstance(exc, RedisError):
         error = StoreError(f"{operation}: {type(exc).__name__}: {exc}")
@@ -386,8 +416,11 @@ class RedisStore:
         """Translate redis-py errors into store errors."""
         try:
             yield
-        except _TRANSLATED as exc:
-            raise _store_error(operation, exc) from exc
+        except _CAUGHT as exc:
+            error = _store_error(operation, exc)
+            if error is exc:  # not raised beneath redis-py's connection code: a defect, let out
+                raise
+            raise error from exc
 
     async def _run(
         self,
