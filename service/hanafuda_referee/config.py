@@ -54,6 +54,7 @@ class Config:
     tls_key: str | None = None
     tls_client_ca: str | None = None
     create_burst: int = 30
+    table: bool = True
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -174,6 +175,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "watchers_per_game": ("HANAFUDA_WATCHERS_PER_GAME", int),
     "watchers_per_client": ("HANAFUDA_WATCHERS_PER_CLIENT", int),
     "watchers_per_seat": ("HANAFUDA_WATCHERS_PER_SEAT", int),
+    "table": ("HANAFUDA_TABLE", _bool),
 }
 
 #: Every environment variable the service reads.
@@ -283,6 +285,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--create-rate", "games one client may create per minute (0: no limit)", type=float)
     add("--create-burst", "games one client may create at once before the rate applies", type=int)
+    add(
+        "--no-table",
+        "do not serve the browser table at / on HTTP",
+        dest="table",
+        action="store_false",
+        default=None,
+    )
 
 
 def parse(argv: Sequence[str], env: Mapping[str, str]) -> Config:
