@@ -286,7 +286,8 @@ export class Table {
     const log = byId("events");
     log.append(el("li", {}, line));
     while (log.childElementCount > KEPT_LINES) log.firstElementChild?.remove();
-    log.scrollTop = log.scrollHeight;
+    const box = byId("events-log");
+    box.scrollTop = box.scrollHeight;
     if (keep) this.keep();
   }
 
@@ -329,7 +330,10 @@ export class Table {
     this.drawDecision(view);
     this.drawClock();
     if (focused) {
-      const again = document.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`);
+      // Keep the keyboard where it was: on the same card, or (that card played) on the hand.
+      const again =
+        document.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ??
+        document.querySelector<HTMLElement>("#hand button.playable, #hand button.card");
       again?.focus();
     }
   }
