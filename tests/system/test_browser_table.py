@@ -320,6 +320,32 @@ def test_a_reload_in_the_middle_of_a_game_resumes_where_it_was(
     watched.assert_clean()
 
 
+def test_the_clock_runs_out_and_a_player_resigns(referee: RefereeProcess, browser: Browser) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    for _ in range(10):
+        page.goto(referee.http_url + "/")
+        start_game(page, "koikoi", ["greedy"], clock=1)
+        # One second per move: the referee decides for the seat (its timeout bot), and says so.
+        page.wait_for_function(
+            "() => document.getElementById('events').innerText.includes('You ran out of time')"
+        )
+        if state(page)["status"] == "playing":
+            break
+    else:
+        raise AssertionError("ten games in a row ended at the first timeout")
+    shot(page, "clock-timed-out")
+    # The table's button, or the same in a decision's dialog when one is open.
+    page.click("#decision-resign" if state(page)["dialog"] else "#resign")
+    page.click("#resign-yes")
+    page.wait_for_selector("#table[data-status='over']")
+    assert page.inner_text("#status") == (
+        "Game over by a resignation: Greedy bot 2 wins. You resigned."
+    )
+    assert page.is_hidden("#resign")
+    watched.assert_clean()
+
+
 def test_the_pages_reconnect_by_themselves_when_the_referee_restarts(
     browser: Browser, tmp_path: Path
 ) -> None:

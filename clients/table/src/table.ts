@@ -154,18 +154,18 @@ export class Table {
   private wire(signal: AbortSignal): void {
     const options = { signal };
     byId("hand").addEventListener("click", (event) => this.onHandClick(event), options);
-    byId("resign").addEventListener(
-      "click",
-      () => {
-        const dialog = byId<HTMLDialogElement>("resign-dialog");
-        if (!dialog.open) dialog.showModal();
-      },
-      options,
-    );
+    const askResign = (): void => {
+      const dialog = byId<HTMLDialogElement>("resign-dialog");
+      if (!dialog.open) dialog.showModal();
+    };
+    // From the table, or from a decision's dialog (which keeps the table out of reach).
+    byId("resign").addEventListener("click", askResign, options);
+    byId("decision-resign").addEventListener("click", askResign, options);
     byId("resign-yes").addEventListener(
       "click",
       () => {
         byId<HTMLDialogElement>("resign-dialog").close();
+        this.closeDecision();
         void this.submit({ kind: MoveKind.RESIGN } as Move);
       },
       options,
@@ -237,8 +237,13 @@ export class Table {
     this.busy = true;
     byId("table").setAttribute("aria-busy", "true");
     try {
+      // A move is chosen at a version and sent with it (a stale one is refused); a resignation
+      // stands at any version, so it goes without one.
+      const resign = move.kind === MoveKind.RESIGN;
       const answer = await this.referee.submitMove(
-        { game: this.place.game, move, expectedVersion: view.version },
+        resign
+          ? { game: this.place.game, move }
+          : { game: this.place.game, move, expectedVersion: view.version },
         { token: this.place.token },
       );
       this.tell(answer.version, answer.events);

@@ -173,7 +173,7 @@ export function describe(seats: Seats, event: Event, lastActor?: number): string
     case "resigned":
       return `${capital(who(seats, kind.value.seat))} resigned${kind.value.timedOut ? " (out of time)" : ""}.`;
     case "decisionTimedOut":
-      return `${capital(who(seats, kind.value.seat))} ran out of time; ${kind.value.move ? moveLabel(kind.value.move).toLowerCase() : "a move"} was played for ${kind.value.seat === seats.me ? "you" : "them"}.`;
+      return `${capital(who(seats, kind.value.seat))} ran out of time; the referee decided for ${kind.value.seat === seats.me ? "you" : "them"}${kind.value.move ? ": " + moveLabel(kind.value.move) : ""}.`;
     case "dealCheckFired":
       return "A deal check fired.";
     case "redealt":
