@@ -246,6 +246,7 @@ def test_a_hachihachi_game_against_two_bots_at_phone_width(
     shot(page, "hachihachi-phone-over")
     rows = final_rows(page)
     assert len(rows) == 3
+    assert page.locator("#last-round").inner_text().startswith("Round 1 ended by")
     # Balances in points (halves shown as .5), summing to zero.
     assert sum(float(row[1]) for row in rows) == 0
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -344,6 +345,16 @@ def test_the_clock_runs_out_and_a_player_resigns(referee: RefereeProcess, browse
     )
     assert page.is_hidden("#resign")
     watched.assert_clean()
+
+
+def test_a_link_to_no_game_says_so(referee: RefereeProcess, browser: Browser) -> None:
+    watched = open_page(browser, referee.http_url + "/#game=no-such-game&token=whatever")
+    watched.page.wait_for_function(
+        "() => document.getElementById('status').innerText.startsWith('There is no such game')"
+    )
+    # The lobby is a click away.
+    watched.page.click(".brand a")
+    watched.page.wait_for_selector("#lobby:not([hidden])")
 
 
 def test_the_pages_reconnect_by_themselves_when_the_referee_restarts(

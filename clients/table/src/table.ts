@@ -32,6 +32,7 @@ import {
   gameSummary,
   halves,
   moveLabel,
+  party,
   roundSummary,
   who,
   yakuName,
@@ -491,8 +492,36 @@ export class Table {
   private drawResults(view: GameView, seats: Seats): void {
     const box = byId("results");
     box.replaceChildren();
-    if (view.lastResult) {
-      box.append(el("p", { id: "last-round" }, roundSummary(seats, view.lastResult)));
+    const last = view.lastResult;
+    if (last) {
+      box.append(el("p", { id: "last-round" }, roundSummary(seats, last)));
+      // How it was scored: the winner's yaku and multipliers (Koi-Koi), the payments (Hachi-Hachi).
+      const details = el("ul", { class: "breakdown" });
+      for (const yaku of last.score?.yaku ?? []) {
+        details.append(el("li", {}, `${yakuName(yaku.id)}: ${yaku.points} pt`));
+      }
+      for (const multiplier of last.score?.multipliers ?? []) {
+        details.append(
+          el(
+            "li",
+            {},
+            multiplier.factor > 1
+              ? `${yakuName(multiplier.name)}: ×${multiplier.factor}`
+              : `${yakuName(multiplier.name)}: +${multiplier.addedPoints} pt`,
+          ),
+        );
+      }
+      for (const payment of last.payments) {
+        const reason = payment.combination ? ` (${yakuName(payment.combination)})` : "";
+        details.append(
+          el(
+            "li",
+            {},
+            `${party(seats, payment.fromSeat)} → ${party(seats, payment.toSeat)}: ${halves(payment.amountHalves)}${reason}`,
+          ),
+        );
+      }
+      if (details.childElementCount) box.append(details);
     }
     if (view.status === GameStatus.OVER && view.gameResult) {
       const result = view.gameResult;

@@ -27,6 +27,11 @@ export function who(seats: Seats, seat: number | undefined): string {
   return seats.names[seat] ?? `seat ${seat + 1}`;
 }
 
+/** A party to a payment: a seat, or the table (drop fees) when none is named. */
+export function party(seats: Seats, seat: number | undefined): string {
+  return seat === undefined ? "the table" : who(seats, seat);
+}
+
 function cards(list: readonly number[]): string {
   return list.map((card) => shortName(card)).join(", ");
 }
@@ -166,7 +171,7 @@ export function describe(seats: Seats, event: Event, lastActor?: number): string
     case "paymentMade": {
       const payment = kind.value.payment;
       if (!payment) return undefined;
-      return `${capital(who(seats, payment.fromSeat))} paid ${halves(payment.amountHalves)} to ${who(seats, payment.toSeat)}.`;
+      return `${capital(party(seats, payment.fromSeat))} paid ${halves(payment.amountHalves)} to ${party(seats, payment.toSeat)}.`;
     }
     case "lightningCollected":
       return `${capital(who(seats, kind.value.seat))} collected the lightning month ${kind.value.month}.`;
