@@ -238,6 +238,11 @@ def test_a_hachihachi_game_against_two_bots_at_phone_width(
         browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
     )
     page = watched.page
+    page.wait_for_selector("#opponent-1")
+    page.check('input[name="kind"][value="hachihachi"]')
+    page.wait_for_selector("#opponent-2")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "hachihachi-phone-lobby")
     start_game(page, "hachihachi", ["greedy", "random"])
     # Nothing is wider than the phone's screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
