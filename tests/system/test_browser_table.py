@@ -2,10 +2,12 @@
 driven by Playwright, against a real referee process.
 
 Whole games are played through the page by clicks, as a person plays them: Koi-Koi against a
-greedy bot, Hachi-Hachi against two bots at phone width, and Koi-Koi between two browser
-contexts joined by an invitation link while a third watches. A reload in the middle of a game
-resumes it where it was; axe-core finds no serious or critical violation in the lobby, the table
-and a decision dialog. The pages run under the referee's Content-Security-Policy (a violation
+greedy bot, Hachi-Hachi against two bots at phone width and against three (dropping out of the
+round), and Koi-Koi between two browser contexts joined by an invitation link while a third
+watches. A reload in the middle of a game resumes it where it was (its first moves by keyboard);
+a referee restart under two pages is survived; a one-second clock runs out and the player
+resigns; axe-core finds no serious or critical violation in the lobby, the table and a decision
+dialog. The pages run under the referee's Content-Security-Policy (a violation
 fails the test), except the accessibility scan's, into which axe-core is injected.
 
 Screenshots of key moments go to ``tmp/artifacts/table/`` at the repository's root (not
@@ -89,9 +91,12 @@ def shot(page: Page, name: str) -> None:
 
 
 def start_game(page: Page, kind: str, opponents: list[str], *, clock: int = 0) -> None:
-    """Fills the lobby and starts the game (one round)."""
+    """Fills the lobby and starts the game (one round; Hachi-Hachi with one seat more than
+    ``opponents``)."""
     page.wait_for_selector("#lobby:not([hidden])")
     page.check(f'input[name="kind"][value="{kind}"]')
+    if kind == "hachihachi":
+        page.select_option("#seat-count", str(len(opponents) + 1))
     page.fill("#rounds", "1")
     page.fill("#clock-seconds", str(clock))
     for seat, opponent in enumerate(opponents, start=1):
@@ -255,6 +260,30 @@ def test_a_hachihachi_game_against_two_bots_at_phone_width(
     # Balances in points (halves shown as .5), summing to zero.
     assert sum(float(row[1]) for row in rows) == 0
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    watched.assert_clean()
+
+
+def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    # The drop phase asks seat 1 unless three seats joined before it (then it drops for free):
+    # deal again until it is asked.
+    for _ in range(10):
+        page.goto(referee.http_url + "/")
+        start_game(page, "hachihachi", ["greedy", "random", "expert"])
+        if state(page)["dialog"] and page.inner_text("#decision-title") == "Join or drop out?":
+            break
+    else:
+        raise AssertionError("seat 1 was never asked to join or drop in ten games")
+    shot(page, "hachihachi-four-join-or-drop")
+    page.get_by_role("button", name="Drop out").click()
+    page.wait_for_function(
+        "() => document.getElementById('events').innerText.includes('You dropped out')"
+    )
+    play_to_end([page])
+    assert len(final_rows(page)) == 4
     watched.assert_clean()
 
 

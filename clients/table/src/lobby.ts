@@ -13,8 +13,11 @@ import {
 import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
 
-/** Seats of each game. */
-const SEATS: Record<"koikoi" | "hachihachi", number> = { koikoi: 2, hachihachi: 3 };
+/** Seats of the game chosen: Koi-Koi 2; Hachi-Hachi 3 to 6 (from 4, a drop phase opens rounds). */
+function seatsOf(form: HTMLFormElement): number {
+  if (gameOf(form) === "koikoi") return 2;
+  return Number(byId<HTMLSelectElement>("seat-count").value) || 3;
+}
 
 const OPPONENTS: ReadonlyArray<readonly [string, string]> = [
   ["greedy", "Greedy bot"],
@@ -47,7 +50,8 @@ function gameOf(form: HTMLFormElement): "koikoi" | "hachihachi" {
 
 function drawOpponents(form: HTMLFormElement): void {
   const holder = byId("opponents");
-  const seats = SEATS[gameOf(form)];
+  byId("seat-count-row").hidden = gameOf(form) === "koikoi";
+  const seats = seatsOf(form);
   const kept = [...holder.querySelectorAll("select")].map((select) => select.value);
   holder.replaceChildren();
   for (let seat = 1; seat < seats; seat++) {
@@ -88,9 +92,12 @@ export function showLobby(referee: RefereeClient): void {
   if (!form.dataset.wired) {
     form.dataset.wired = "yes";
     form.addEventListener("change", (event) => {
-      if ((event.target as HTMLElement).getAttribute("name") === "kind") {
+      const changed = (event.target as HTMLElement).getAttribute("name");
+      if (changed === "kind") {
         drawOpponents(form);
         void drawPresets(referee, form);
+      } else if (changed === "seat-count") {
+        drawOpponents(form);
       }
     });
     form.addEventListener("submit", (event) => {
@@ -115,7 +122,7 @@ export function showLobby(referee: RefereeClient): void {
 
 async function create(referee: RefereeClient, form: HTMLFormElement): Promise<void> {
   const kind = gameOf(form);
-  const seats = SEATS[kind];
+  const seats = seatsOf(form);
   const name = byId<HTMLInputElement>("name").value.trim() || "Player 1";
   const rounds = Number(byId<HTMLInputElement>("rounds").value) || undefined;
   const seconds = Number(byId<HTMLInputElement>("clock-seconds").value) || 0;
