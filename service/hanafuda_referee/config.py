@@ -58,6 +58,7 @@ class Config:
     create_burst: int = 30
     workers: int = 1
     otlp_endpoint: str | None = None
+    table: bool = True
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -242,6 +243,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "watchers_per_seat": ("HANAFUDA_WATCHERS_PER_SEAT", int),
     "workers": ("HANAFUDA_WORKERS", _workers),
     "otlp_endpoint": ("OTEL_EXPORTER_OTLP_ENDPOINT", _optional),
+    "table": ("HANAFUDA_TABLE", _bool),
 }
 
 #: Every environment variable the service reads.
@@ -363,6 +365,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--otlp-endpoint",
         "OTLP/gRPC collector to send traces to (http://host:4317 for plain text)",
         metavar="URL",
+    )
+    add(
+        "--no-table",
+        "do not serve the browser table at / on HTTP",
+        dest="table",
+        action="store_false",
+        default=None,
     )
 
 

@@ -14,7 +14,8 @@ holds no URL; the service runs uvicorn without its access log), and such respons
 ``Cache-Control: private, no-store``, since their URL alone now selects a seat's private view.
 
 Besides the RPCs: ``GET /openapi.json`` (generated from the descriptors, see
-:mod:`hanafuda_referee.http.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``.
+:mod:`hanafuda_referee.http.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``; and, unless
+the config's ``table`` is off, the browser table at ``/`` (see :mod:`hanafuda_referee.http.page`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from hanafuda_referee.calls.errors import RETRY_AFTER, ApiError
 from hanafuda_referee.hosting.referee import reply_method
 from hanafuda_referee.http.errors import error_body, transport_error_body
 from hanafuda_referee.http.openapi import build_openapi
+from hanafuda_referee.http.page import table_handlers
 from hanafuda_referee.http.routes import (
     HttpBinding,
     bind_request,
@@ -148,7 +150,8 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
     ``config`` is read for ``max_request_bytes`` (default 64 KiB), ``cors_origins`` (allowed
     browser origins; none by default, which turns CORS off), ``api_key`` (only for the OpenAPI
     document to say the server has one: the referee itself checks ``Caller.api_key`` on the
-    methods that need it), and, mostly for tests,
+    methods that need it), ``table`` (serve the browser table at ``/``; default on), and, mostly
+    for tests,
     ``sse_keepalive_seconds`` (default 15) and ``sse_first_item_seconds`` (default 1).
     """
     settings = _settings(config)
@@ -162,6 +165,8 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
         service, bindings, api_key_configured=bool(getattr(config, "api_key", None))
     )
     handlers.extend(_operations_handlers(referee, _dump(document)))
+    if getattr(config, "table", True):
+        handlers.extend(table_handlers())
     cors = (
         CORSConfig(
             allow_origins=list(settings.cors_origins),
