@@ -168,9 +168,12 @@ async def test_a_bad_page_token_is_refused(module_referee: RefereeProcess, trans
                 client.log_page(service_pb2.GetGameLogRequest(game=created.game, page_token=token))
             )
             assert refused.reason == "INVALID_ARGUMENT"
-        # A token past the game's end: from a longer game, not this one's.
+        # A token past the game's end: from a longer game, not this one's (seeded: a deal that
+        # ends its first round at once would leave it too short).
         other = await client.create(
-            service_pb2.CreateGameRequest(kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"])
+            service_pb2.CreateGameRequest(
+                kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"], seed=5
+            )
         )
         view = await _play_until(
             client, other.game, list(other.player_tokens), random.Random(1), rounds_finished=1
