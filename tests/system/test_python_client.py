@@ -11,12 +11,20 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import grpc
 import pytest
 from hanafuda.v1 import errors_pb2, game_pb2, rules_pb2, service_pb2
-from hanafuda_client import AsyncRefereeClient, RefereeClient, RefereeError, RetryPolicy
+from hanafuda_client import (
+    AsyncRefereeClient,
+    RefereeClient,
+    RefereeError,
+    RetryPolicy,
+    new_request_id,
+)
 
+from .conftest import redis_env
 from .processes import RefereeProcess
 from .proxy import FaultyProxy
 
@@ -78,12 +86,16 @@ async def _play_async(
     return view
 
 
-def _log_lines(process: RefereeProcess, method: str, count: int) -> list[dict[str, object]]:
-    """The server's request log lines of ``method``, once there are ``count`` (lines are
-    written when a request ends, and may be buffered a moment)."""
+def _log_lines(
+    process: RefereeProcess, method: str, game: str, count: int
+) -> list[dict[str, object]]:
+    """The server's request log lines of ``method`` on ``game``, once there are ``count`` (a
+    line is written when its request ends, and may be buffered a moment)."""
     deadline = time.monotonic() + 10
     while True:
-        lines = [r for r in process.log_records() if r.get("method") == method]
+        lines = [
+            r for r in process.log_records() if r.get("method") == method and r.get("game") == game
+        ]
         if len(lines) >= count or time.monotonic() > deadline:
             return lines
         time.sleep(0.05)
@@ -183,7 +195,6 @@ def test_a_lost_answer_to_a_move_is_retried_with_the_same_request_id(
         created = client.create_game(_creation("koikoi"))
         token = created.player_tokens[created.view.turn]
         own = client.get_game(created.game, token)
-        before = len(_log_lines(module_referee, "SubmitMove", 0))
         proxy.drop_next_answer()
         answer = client.submit_move(
             created.game, own.legal_moves[0], token, expected_version=own.version
@@ -193,7 +204,7 @@ def test_a_lost_answer_to_a_move_is_retried_with_the_same_request_id(
         assert client.get_game(created.game).version == answer.version
         # The server saw the move twice, and accepted it both times: the second time, it
         # answered the first outcome (without the id, it would have refused a stale version).
-        lines = _log_lines(module_referee, "SubmitMove", before + 2)[before:]
+        lines = _log_lines(module_referee, "SubmitMove", created.game, 2)
         assert [line["outcome"] for line in lines] == ["ok", "ok"], lines
 
 
@@ -204,13 +215,13 @@ async def test_a_lost_answer_to_a_creation_is_retried_with_the_same_request_id(
         # A first call opens the connection: what the proxy lets through next is the request,
         # not the connection's preface.
         await client.create_game(_creation("koikoi"))
-        before = len(_log_lines(module_referee, "CreateGame", 1))
         proxy.drop_next_answer()
-        request_id = "creation-after-a-lost-answer"
+        request_id = new_request_id()
         created = await client.create_game(_creation("koikoi"), request_id=request_id)
         assert proxy.dropped == 1
-        lines = _log_lines(module_referee, "CreateGame", before + 2)[before:]
-        assert len(lines) == 2 and all(line["outcome"] == "ok" for line in lines), lines
+        # The server answered twice with this game: the lost answer, and the retry's.
+        lines = _log_lines(module_referee, "CreateGame", created.game, 2)
+        assert [line["outcome"] for line in lines] == ["ok", "ok"], lines
         # The same id once more: the same game and tokens, so the retry created nothing.
         again = await client.create_game(_creation("koikoi"), request_id=request_id)
         assert again.game == created.game
@@ -342,3 +353,37 @@ def test_a_watch_refused_is_not_retried(module_referee: RefereeProcess) -> None:
         with pytest.raises(RefereeError) as refused:
             next(iter(client.watch_game("no-such-game")))
         assert refused.value.reason == "UNKNOWN_GAME"
+
+
+def test_a_watch_resumes_across_a_restart_of_the_referee(tmp_path: Path, key_prefix: str) -> None:
+    """The referee stops (its streams end with UNAVAILABLE) and starts again on the same ports
+    and Redis: the watch comes back by itself, and misses nothing of the moves played since."""
+    retry = RetryPolicy(attempts=30, initial_backoff=0.05, max_backoff=0.5)
+    referee = RefereeProcess(tmp_path, env=redis_env(key_prefix))
+    with referee, RefereeClient(referee.grpc_target, retry=retry) as client:
+        created = client.create_game(_creation("koikoi", seed=13))
+        tokens = list(created.player_tokens)
+        items: list[service_pb2.WatchGameResponse] = []
+        failure: list[BaseException] = []
+
+        def watch() -> None:
+            try:
+                for item in client.watch_game(created.game, from_version=0):
+                    items.append(item)
+            except BaseException as error:  # reported by the test
+                failure.append(error)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        _play_sync(client, created.game, tokens, moves=3)
+        deadline = time.monotonic() + GAME_TIMEOUT
+        while len(items) < 4 and not failure:  # the stream is open: versions 1 to 4 came
+            assert time.monotonic() < deadline, [item.version for item in items]
+            time.sleep(0.01)
+        assert referee.stop() == 0
+        referee.start()
+        final = _play_sync(client, created.game, tokens)
+        watcher.join(GAME_TIMEOUT)
+        assert not watcher.is_alive() and not failure, failure
+        assert [item.version for item in items] == list(range(1, final.version + 1))
+        assert items[-1].view == final
