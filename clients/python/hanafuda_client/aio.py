@@ -12,7 +12,7 @@ import grpc
 from hanafuda.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 
 from .errors import RefereeError, error_of
-from .messages import Metadata, WatchCursor, creation, credentials, submission
+from .messages import Metadata, WatchCursor, call_metadata, creation, submission
 from .retries import RetryPolicy
 
 __all__ = ["AsyncRefereeClient"]
@@ -81,7 +81,7 @@ class AsyncRefereeClient:
     ) -> service_pb2.CreateGameResponse:
         """``CreateGame``, as :meth:`RefereeClient.create_game`."""
         sent = creation(request, request_id)
-        metadata = credentials(None, self.api_key)
+        metadata = call_metadata(None, self.api_key)
         return await self._call(
             lambda: self.stub.CreateGame(sent, metadata=metadata, timeout=self.timeout)
         )
@@ -89,7 +89,7 @@ class AsyncRefereeClient:
     async def get_game(self, game: str, token: str | None = None) -> game_pb2.GameView:
         """``GetGame``, as :meth:`RefereeClient.get_game`."""
         request = service_pb2.GetGameRequest(game=game)
-        metadata = credentials(token)
+        metadata = call_metadata(token)
         answer = await self._call(
             lambda: self.stub.GetGame(request, metadata=metadata, timeout=self.timeout)
         )
@@ -106,7 +106,7 @@ class AsyncRefereeClient:
     ) -> service_pb2.SubmitMoveResponse:
         """``SubmitMove``, as :meth:`RefereeClient.submit_move`."""
         request = submission(game, move, expected_version=expected_version, request_id=request_id)
-        metadata = credentials(token)
+        metadata = call_metadata(token)
         return await self._call(
             lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=self.timeout)
         )
@@ -124,7 +124,7 @@ class AsyncRefereeClient:
         """``WatchGame`` with resume, as :meth:`RefereeClient.watch_game`. Close the iterator
         (``contextlib.aclosing``) to stop before the game ends."""
         cursor = WatchCursor(game, from_version)
-        metadata: Metadata = credentials(token)
+        metadata: Metadata = call_metadata(token)
         backoffs = self.retry.backoffs()
         while True:
             stream = self.stub.WatchGame(cursor.request(), metadata=metadata)

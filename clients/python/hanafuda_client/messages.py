@@ -9,8 +9,8 @@ from hanafuda.v1 import moves_pb2, service_pb2
 __all__ = [
     "Metadata",
     "WatchCursor",
+    "call_metadata",
     "creation",
-    "credentials",
     "new_request_id",
     "submission",
 ]
@@ -24,10 +24,10 @@ def new_request_id() -> str:
     return str(uuid.uuid4())
 
 
-def credentials(token: str | None, api_key: str | None = None) -> Metadata:
+def call_metadata(token: str | None, api_key: str | None = None) -> Metadata:
     """The metadata that makes a call a seat's (its token) and carries the API key, if any.
 
-    >>> credentials("t0k3n")
+    >>> call_metadata("t0k3n")
     (('authorization', 'Bearer t0k3n'),)
     """
     pairs = []

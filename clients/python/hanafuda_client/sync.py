@@ -11,7 +11,7 @@ import grpc
 from hanafuda.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 
 from .errors import RefereeError, error_of
-from .messages import Metadata, WatchCursor, creation, credentials, submission
+from .messages import Metadata, WatchCursor, call_metadata, creation, submission
 from .retries import RetryPolicy
 
 __all__ = ["RefereeClient"]
@@ -94,7 +94,7 @@ class RefereeClient:
         same id answers the first game and tokens and creates nothing more.
         """
         sent = creation(request, request_id)
-        metadata = credentials(None, self.api_key)
+        metadata = call_metadata(None, self.api_key)
         return self._call(
             lambda: self.stub.CreateGame(sent, metadata=metadata, timeout=self.timeout)
         )
@@ -102,7 +102,7 @@ class RefereeClient:
     def get_game(self, game: str, token: str | None = None) -> game_pb2.GameView:
         """``GetGame``: the game as ``token``'s seat sees it (a spectator's view without one)."""
         request = service_pb2.GetGameRequest(game=game)
-        metadata = credentials(token)
+        metadata = call_metadata(token)
         answer = self._call(
             lambda: self.stub.GetGame(request, metadata=metadata, timeout=self.timeout)
         )
@@ -120,7 +120,7 @@ class RefereeClient:
         """``SubmitMove`` of ``move`` as ``token``'s seat, with ``request_id`` (a new one unless
         given); ``expected_version`` refuses it (``STALE_VERSION``) unless the game is there."""
         request = submission(game, move, expected_version=expected_version, request_id=request_id)
-        metadata = credentials(token)
+        metadata = call_metadata(token)
         return self._call(
             lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=self.timeout)
         )
@@ -145,7 +145,7 @@ class RefereeClient:
         version comes twice. Closing the iterator (``break``, or ``.close()``) cancels the call.
         """
         cursor = WatchCursor(game, from_version)
-        metadata: Metadata = credentials(token)
+        metadata: Metadata = call_metadata(token)
         backoffs = self.retry.backoffs()
         while True:
             stream = self.stub.WatchGame(cursor.request(), metadata=metadata)
