@@ -2,8 +2,9 @@
 
 ``hanafuda-referee`` (or ``hanafuda-referee serve``) runs the service: gRPC, and HTTP when its
 transport is installed, configured by flags and environment variables (see
-:mod:`hanafuda_referee.config`). ``hanafuda-referee demo`` plays a whole Koi-Koi game between two
-random players and prints every ruling.
+:mod:`hanafuda_referee.config`); with ``--workers`` more than 1, in that many processes sharing
+the ports (:mod:`hanafuda_referee.workers`). ``hanafuda-referee demo`` plays a whole Koi-Koi game
+between two random players and prints every ruling.
 """
 
 from __future__ import annotations
@@ -58,27 +59,20 @@ def main(
         config = Config.load(parsed, os.environ)
     except ValueError as error:
         parser.error(str(error))
+    if config.workers > 1:
+        from hanafuda_referee.workers import run_workers
+
+        return run_workers(config, extra=extra)
     from hanafuda_referee.observability.logs import configure_logging
-    from hanafuda_referee.serving import StartupFailed, serve
+    from hanafuda_referee.serving import StartupFailed, loop_factory, serve
 
     configure_logging(config.log_format, config.log_level)
-    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
         try:
             runner.run(serve(config, extra=extra))
         except StartupFailed:
             return 1  # logged as it happened
     return 0
-
-
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop when it is installed (a dependency everywhere it builds), else the
-    standard one. Its socket and scheduling paths are in C: a third of the time of a small HTTP
-    request with the standard loop goes to the loop itself."""
-    try:
-        import uvloop
-    except ImportError:  # Windows: uvloop does not exist there
-        return None
-    return uvloop.new_event_loop
 
 
 if __name__ == "__main__":

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hanafuda_referee.store import StoreSettings
 
-__all__ = ["VARIABLES", "Config", "add_arguments", "parse"]
+__all__ = ["VARIABLES", "Config", "add_arguments", "available_cores", "parse"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -54,6 +56,9 @@ class Config:
     tls_key: str | None = None
     tls_client_ca: str | None = None
     create_burst: int = 30
+    workers: int = 1
+    otlp_endpoint: str | None = None
+    table: bool = True
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -84,6 +89,15 @@ class Config:
             raise ValueError("a TLS client CA needs the server's TLS certificate and key")
         if self.create_rate < 0 or self.create_burst < 1:
             raise ValueError("create rate must not be negative and create burst must be positive")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, not {self.workers}")
+        if self.workers > 1 and not self.redis_url:
+            # Each process would hold games of its own: a game created through one worker
+            # would be unknown to the next request's, which the shared port may give another.
+            raise ValueError(
+                f"{self.workers} workers need a shared store: set a Redis URL (the in-process "
+                "store is one process's own, so workers would not see each other's games)"
+            )
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
         self.store_settings()
 
@@ -144,6 +158,59 @@ def _origins(text: str) -> tuple[str, ...]:
     return tuple(o.strip() for o in text.split(",") if o.strip())
 
 
+def available_cores() -> int:
+    """The cores this process may run on: those of its CPU affinity, fewer when a cgroup
+    (a container's CPU limit) grants less CPU time than that, rounded up; at least 1."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota()
+    if quota is not None:
+        cores = min(cores, math.ceil(quota))
+    return max(1, cores)
+
+
+def _cgroup_cpu_quota() -> float | None:
+    """The CPUs a cgroup's quota grants (cgroup v2 ``cpu.max``, else v1's CFS quota), or None
+    when there is no limit or none can be read."""
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as limit:
+            quota, _, period = limit.read().partition(" ")
+        if quota.strip() != "max":
+            return int(quota) / int(period)
+        return None
+    except (OSError, ValueError):
+        pass
+    try:
+        with (
+            open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") as quota_file,
+            open("/sys/fs/cgroup/cpu/cpu.cfs_period_us") as period_file,
+        ):
+            quota_us, period_us = int(quota_file.read()), int(period_file.read())
+    except (OSError, ValueError):
+        return None
+    return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+
+
+def _workers(text: str) -> int:
+    """A worker count: a positive number, or ``auto`` for one per available core.
+
+    >>> _workers("3"), _workers("auto") == available_cores()
+    (3, True)
+    """
+    if text.strip().lower() == "auto":
+        return available_cores()
+    return int(text)
+
+
+def _workers_flag(text: str) -> int:
+    try:
+        return _workers(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or auto: {text!r}") from None
+
+
 #: setting -> (environment variable, parser of its text).
 _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "host": ("HANAFUDA_HOST", str),
@@ -174,6 +241,9 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "watchers_per_game": ("HANAFUDA_WATCHERS_PER_GAME", int),
     "watchers_per_client": ("HANAFUDA_WATCHERS_PER_CLIENT", int),
     "watchers_per_seat": ("HANAFUDA_WATCHERS_PER_SEAT", int),
+    "workers": ("HANAFUDA_WORKERS", _workers),
+    "otlp_endpoint": ("OTEL_EXPORTER_OTLP_ENDPOINT", _optional),
+    "table": ("HANAFUDA_TABLE", _bool),
 }
 
 #: Every environment variable the service reads.
@@ -194,6 +264,8 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "watchers_per_game": "0: no limit",
     "watchers_per_client": "0: no limit",
     "watchers_per_seat": "0: no limit",
+    "workers": "auto: one per core",
+    "otlp_endpoint": "no traces",
 }
 
 
@@ -283,6 +355,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--create-rate", "games one client may create per minute (0: no limit)", type=float)
     add("--create-burst", "games one client may create at once before the rate applies", type=int)
+    add(
+        "--workers",
+        "serving processes sharing the ports; more than one needs Redis",
+        type=_workers_flag,
+        metavar="N",
+    )
+    add(
+        "--otlp-endpoint",
+        "OTLP/gRPC collector to send traces to (http://host:4317 for plain text)",
+        metavar="URL",
+    )
+    add(
+        "--no-table",
+        "do not serve the browser table at / on HTTP",
+        dest="table",
+        action="store_false",
+        default=None,
+    )
 
 
 def parse(argv: Sequence[str], env: Mapping[str, str]) -> Config:

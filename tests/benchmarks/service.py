@@ -422,6 +422,9 @@ class WorkerSpec:
     seed: int = 1
     #: The games the moves workload plays (a key of KINDS).
     kind: str = "koikoi"
+    #: gRPC: a channel (so a connection) per lane rather than one per process, for a server
+    #: whose workers share its port: the kernel gives each connection to one of them.
+    channel_per_lane: bool = False
 
 
 @dataclass
@@ -448,9 +451,17 @@ def worker_main(spec: WorkerSpec, barrier: Barrier, results: Any) -> None:
 async def _run_worker(spec: WorkerSpec, barrier: Barrier) -> WorkerResult:
     result = WorkerResult()
     channel = grpc.aio.insecure_channel(spec.grpc_target) if spec.transport == "grpc" else None
+    channels = [] if channel is None else [channel]
     clients: list[GameClient] = []
     for _ in range(spec.lanes * (4 if spec.open_loop else 1)):
-        if channel is not None:
+        if channel is not None and spec.channel_per_lane:
+            # grpc's channels to one target share one connection unless each has its own pool.
+            own = grpc.aio.insecure_channel(
+                spec.grpc_target, options=[("grpc.use_local_subchannel_pool", 1)]
+            )
+            channels.append(own)
+            clients.append(GrpcClient(own, spec.kind))
+        elif channel is not None:
             clients.append(GrpcClient(channel, spec.kind))
         else:
             clients.append(HttpClient(*spec.http, spec.kind))
@@ -492,8 +503,8 @@ async def _run_worker(spec: WorkerSpec, barrier: Barrier) -> WorkerResult:
     await asyncio.gather(*tasks, cpu, return_exceptions=True)
     for client in clients:
         await client.close()
-    if channel is not None:
-        await channel.close()
+    for each in channels:
+        await each.close()
     return result
 
 
@@ -619,6 +630,28 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` and of every live process under it (the
+    workers of a service started with ``--workers``; a single process has none)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                parents[int(entry.name)] = int(stat[1])
+    tree, seen = [pid], {pid}
+    for member in tree:
+        for child, parent in parents.items():
+            if parent == member and child not in seen:
+                seen.add(child)
+                tree.append(child)
+    total = 0.0
+    for member in tree:
+        with contextlib.suppress(OSError):  # ended meanwhile
+            total += process_cpu_seconds(member)
+    return total
+
+
 def redis_cpu_seconds(client: redis.Redis) -> float:
     info = client.info("cpu")
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
@@ -663,34 +696,51 @@ class Target:
 
 def measure(target: Target, spec: WorkerSpec, processes: int) -> Measurement:
     """Run ``processes`` workers of ``spec`` against ``target`` and merge what they measured."""
-    spec = replace(spec, http=target.http, grpc_target=target.grpc_target)
+    return measure_spread([target], spec, processes)
+
+
+def measure_spread(
+    targets: Sequence[Target],
+    spec: WorkerSpec,
+    processes: int,
+    redis_nodes: Sequence[redis.Redis] | None = None,
+) -> Measurement:
+    """Run ``processes`` workers of ``spec``, worker ``i`` against ``targets[i % len]``, and
+    merge what they measured. The server CPU is that of every target's process (unknown if one
+    is), the Redis CPU that of ``redis_nodes`` (by default the targets' Redis, each once)."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(processes + 1)
     results = context.Queue()
-    workers = [
-        context.Process(
-            target=worker_main, args=(replace(spec, index=i), barrier, results), daemon=True
+    workers = []
+    for i in range(processes):
+        target = targets[i % len(targets)]
+        worker_spec = replace(spec, http=target.http, grpc_target=target.grpc_target, index=i)
+        workers.append(
+            context.Process(target=worker_main, args=(worker_spec, barrier, results), daemon=True)
         )
-        for i in range(processes)
-    ]
     for worker in workers:
         worker.start()
     try:
         barrier.wait(timeout=120)
     except threading.BrokenBarrierError:
         raise RuntimeError(str(results.get(timeout=10))) from None
+    pids = [t.server_pid for t in targets if t.server_pid]
+    if len(pids) < len(targets):
+        pids = []
+    if redis_nodes is None:
+        redis_nodes = list({id(t.redis): t.redis for t in targets if t.redis is not None}.values())
     time.sleep(spec.warmup)
-    server_start = process_cpu_seconds(target.server_pid) if target.server_pid else None
-    redis_start = redis_cpu_seconds(target.redis) if target.redis is not None else None
+    server_start = sum(tree_cpu_seconds(pid) for pid in pids)
+    redis_start = sum(redis_cpu_seconds(node) for node in redis_nodes)
     time.sleep(spec.duration)
     server_cpu = (
-        (process_cpu_seconds(target.server_pid) - server_start) / spec.duration
-        if target.server_pid and server_start is not None
+        (sum(tree_cpu_seconds(pid) for pid in pids) - server_start) / spec.duration
+        if pids
         else None
     )
     redis_cpu = (
-        (redis_cpu_seconds(target.redis) - redis_start) / spec.duration
-        if target.redis is not None and redis_start is not None
+        (sum(redis_cpu_seconds(node) for node in redis_nodes) - redis_start) / spec.duration
+        if redis_nodes
         else None
     )
     answers = [results.get(timeout=spec.duration + 120) for _ in workers]

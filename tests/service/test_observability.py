@@ -13,10 +13,12 @@ import io
 import json
 import logging
 import math
+import os
 import re
 import time
 from collections.abc import AsyncGenerator, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
@@ -25,6 +27,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
+from prometheus_client.parser import text_string_to_metric_families
 from structlog.testing import capture_logs
 
 from hanafuda_referee.calls.caller import Caller
@@ -516,3 +519,83 @@ def test_record_request_counts_in_the_default_registry() -> None:
     metrics.record_request("ListPresets", "grpc", "error", "INTERNAL", 0.003)
     assert sample("hanafuda_rejections_total", reason="INTERNAL") == internal
     assert sample("hanafuda_requests_total", **series, outcome="error") >= 1.0
+
+
+# Workers: their lines and their shared metrics ------------------------------------------------
+
+
+def _samples(exposition: bytes) -> set[tuple[str, tuple[tuple[str, str], ...], float]]:
+    """Every sample of a text exposition but the ``_created`` ones, as comparable values (sums
+    added in another order differ in their last bits)."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items())), round(sample.value, 9))
+        for family in text_string_to_metric_families(exposition.decode())
+        for sample in family.samples
+        if not sample.name.endswith("_created")
+    }
+
+
+def test_workers_request_metrics_add_up_as_one_counter_and_histogram_would(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    reference, counter, histogram = reference_registry()
+    workers = []
+    for pid in (101, 102, 103):  # three workers, each with its files (named by its pid)
+        monkeypatch.setattr(os, "getpid", lambda pid=pid: pid)
+        workers.append(metrics.RequestMetrics(None, shared_directory=str(tmp_path)))
+    for n, (method, transport, outcome, seconds) in enumerate(OBSERVATIONS * 3):
+        counter.labels(method, transport, outcome).inc()
+        histogram.labels(method, transport).observe(seconds)
+        workers[n % len(workers)].record(method, transport, outcome, seconds)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        f"{kind}_requests-{pid}.db" for kind in ("counter", "histogram") for pid in (101, 102, 103)
+    )
+    monkeypatch.setattr(metrics, "SHARED_DIRECTORY", str(tmp_path))
+    merged, _ = metrics.render()
+    assert _samples(merged) >= _samples(generate_latest(reference))
+    # What is more: the library's own metrics of this directory, none of this process.
+    names = {name for name, _, _ in _samples(merged) - _samples(generate_latest(reference))}
+    assert not {name for name in names if name.startswith("hanafuda_request")}
+
+
+def test_a_worker_s_direct_line_is_its_chain_s_line_with_its_index(
+    configure: Configure,
+) -> None:
+    configure("json", "INFO")  # the fixture restores structlog and the root logger afterwards
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        configure_logging("json", "INFO", worker=3)
+    line = observability._line
+    assert line is not None
+    for record in RECORDS:
+        assert line.write(record, 0.0015)
+        observability._log(record, 0.0015)
+    lines = written(stdout)
+    assert len(lines) == 2 * len(RECORDS)
+    for direct, chain in zip(lines[::2], lines[1::2], strict=True):
+        direct_fields, _, direct_tail = direct.rpartition(', "timestamp": ')
+        chain_fields, _, chain_tail = chain.rpartition(', "timestamp": ')
+        assert direct_fields == chain_fields
+        assert re.fullmatch(f'"{TIMESTAMP}", "worker": 3}}', direct_tail), direct_tail
+        assert re.fullmatch(f'"{TIMESTAMP}", "worker": 3}}', chain_tail), chain_tail
+        assert json.loads(direct)["worker"] == 3
+
+
+def test_a_worker_s_lines_leave_in_writes_of_whole_lines_no_larger_than_a_pipe_takes() -> None:
+    stream = CountingWrites()
+    buffer = observability._LineBuffer(stream, 100)
+    lines = [f"{n:029d}\n" for n in range(10)] + ["x" * 149 + "\n", "last\n"]
+    pieces: list[str] = []
+    original = stream.write
+
+    def write(text: str, /) -> int:
+        pieces.append(text)
+        return original(text)
+
+    stream.write = write  # type: ignore[method-assign]
+    for text in lines:
+        buffer.write(text)
+    buffer.flush()
+    assert "".join(pieces) == "".join(lines)
+    assert all(piece.endswith("\n") for piece in pieces)
+    assert [len(piece) for piece in pieces] == [90, 90, 90, 30, 150, 5]

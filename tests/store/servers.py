@@ -1,4 +1,5 @@
-"""Throwaway redis-server processes for the store tests: single servers and a 3-master cluster.
+"""Throwaway redis-server processes for the tests: single servers and a 3-master cluster (with a
+replica per master when asked).
 
 Each server runs in the foreground of a child process (``--daemonize no``) in its own temporary
 directory, without persistence, on a free loopback port, so the tests never touch a server they
@@ -101,6 +102,13 @@ class ServerProcess:
                 raise RuntimeError(f"redis-server on port {self.port} did not start")
             time.sleep(0.02)
 
+    def kill(self) -> None:
+        """SIGKILL the server, as a crashed machine would stop it (no goodbye to its peers or
+        clients), and wait until the port is free."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+        self.stop()
+
     def stop(self) -> None:
         """Terminate the server (only this child) and wait until the port is free."""
         if self.process is None:
@@ -133,28 +141,22 @@ def private_server(directory: Path, extra: Sequence[str] = ()) -> Iterator[Serve
 
 
 class ClusterProcesses:
-    """A Redis Cluster of three masters without replicas, on free loopback ports."""
+    """A Redis Cluster of ``size`` masters on free loopback ports, each with ``replicas``
+    replicas (none by default), failing a silent node after ``node_timeout_ms``.
 
-    def __init__(self, directory: Path, size: int = 3) -> None:
+    Its servers are :attr:`servers` once started, masters first as ``redis-cli --cluster
+    create`` assigns them; roles change with failovers (``tests/system/cluster.py`` follows
+    them).
+    """
+
+    def __init__(
+        self, directory: Path, size: int = 3, *, replicas: int = 0, node_timeout_ms: int = 2000
+    ) -> None:
         self.directory = directory
+        self.size = size
+        self.replicas = replicas
+        self.node_timeout_ms = node_timeout_ms
         self.servers: list[ServerProcess] = []
-        for _ in range(size):
-            port = free_port()
-            node_dir = directory / f"node-{port}"
-            self.servers.append(
-                ServerProcess(
-                    node_dir,
-                    port,
-                    extra=[
-                        "--cluster-enabled",
-                        "yes",
-                        "--cluster-config-file",
-                        str(node_dir / f"nodes-{port}.conf"),
-                        "--cluster-node-timeout",
-                        "2000",
-                    ],
-                )
-            )
 
     @property
     def url(self) -> str:
@@ -164,42 +166,101 @@ class ClusterProcesses:
         if REDIS_CLI is None:
             raise RuntimeError("redis-cli is not installed")
         try:
-            for server in self.servers:
-                server.start()
+            for _ in range(self.size * (1 + self.replicas)):
+                self.servers.append(self._node())
             addresses = [f"127.0.0.1:{server.port}" for server in self.servers]
-            options = ["--cluster-replicas", "0", "--cluster-yes"]
+            options = ["--cluster-replicas", str(self.replicas), "--cluster-yes"]
             subprocess.run(
                 [REDIS_CLI, "--cluster", "create", *addresses, *options],
                 check=True,
                 capture_output=True,
                 timeout=60,
             )
-            self._wait_ok()
+            self.wait_ok(self.servers)
         except BaseException:
             self.stop()
             raise
 
-    def _wait_ok(self) -> None:
-        assert REDIS_CLI is not None
-        deadline = time.monotonic() + 30
-        pending = list(self.servers)
+    def _node(self, attempts: int = 5) -> ServerProcess:
+        """A started node on a free port. A port free when chosen may be taken before the
+        server binds it (or its bus port, + 10000), by another test or an outgoing connection:
+        then another port is tried."""
+        for attempt in range(1, attempts + 1):
+            port = free_port()
+            node_dir = self.directory / f"node-{port}"
+            server = ServerProcess(
+                node_dir,
+                port,
+                extra=[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    str(node_dir / f"nodes-{port}.conf"),
+                    "--cluster-node-timeout",
+                    str(self.node_timeout_ms),
+                    # A replica's first full sync starts at once, not after 5 s.
+                    "--repl-diskless-sync-delay",
+                    "0",
+                ],
+            )
+            try:
+                server.start()
+            except RuntimeError:
+                if attempt == attempts:
+                    raise
+                continue
+            return server
+        raise AssertionError("unreachable")
+
+    def wait_ok(self, servers: Sequence[ServerProcess], timeout: float = 30.0) -> None:
+        """Wait until each of ``servers`` says the cluster is ok with every slot assigned, knows
+        every node, and, if it is a replica, has its link to its master up (synchronised)."""
+        deadline = time.monotonic() + timeout
+        pending = list(servers)
         while pending:
             server = pending[0]
-            info = subprocess.run(
-                [REDIS_CLI, "-p", str(server.port), "cluster", "info"],
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            ).stdout
-            if "cluster_state:ok" in info and "cluster_slots_assigned:16384" in info:
+            if _node_ready(server.port, len(self.servers), self.size * self.replicas):
                 pending.pop(0)
             elif time.monotonic() > deadline:
-                raise RuntimeError(f"cluster not ok after 30 s: {info}")
+                raise RuntimeError(f"cluster node {server.port} not ok after {timeout} s")
             else:
-                time.sleep(0.1)
+                time.sleep(0.05)
 
     def stop(self) -> None:
         for server in self.servers:
             with contextlib.suppress(Exception):
                 server.stop()
+
+
+def _redis_cli(port: int, *command: str) -> str:
+    assert REDIS_CLI is not None
+    return subprocess.run(
+        [REDIS_CLI, "-p", str(port), *command],
+        capture_output=True,
+        text=True,
+        timeout=5,
+        check=False,
+    ).stdout
+
+
+def _node_ready(port: int, nodes: int, replicas: int) -> bool:
+    """Whether the node on ``port`` sees the cluster ok, every slot assigned, ``nodes`` nodes of
+    which ``replicas`` are replicas, none failed, and (a replica) its master's data synced."""
+    info = _redis_cli(port, "cluster", "info")
+    if not (
+        "cluster_state:ok" in info
+        and "cluster_slots_assigned:16384" in info
+        and f"cluster_known_nodes:{nodes}" in info
+    ):
+        return False
+    flags = [
+        line.split()[2].split(",")
+        for line in _redis_cli(port, "cluster", "nodes").splitlines()
+        if line.strip()
+    ]
+    if sum("slave" in f for f in flags) != replicas or any(
+        "fail" in f or "fail?" in f for f in flags
+    ):
+        return False
+    (mine,) = [f for f in flags if "myself" in f]
+    return "slave" not in mine or "master_link_status:up" in _redis_cli(port, "info", "replication")

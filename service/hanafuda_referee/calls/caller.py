@@ -95,6 +95,8 @@ class Caller:
     ``x-api-key``), None when absent. ``request_id``: the transport's request id for logs (not
     the move's idempotency key, which is a message field). ``address``: the client's network
     address as the server saw it (no port; "" when unknown), for per-client limits.
+    ``trace_parent``: the W3C ``traceparent`` header (or metadata) the request came with, "" for
+    none: its span continues that trace when tracing is on (``observability.tracing``).
     """
 
     token: str | None = None
@@ -102,6 +104,7 @@ class Caller:
     request_id: str = ""
     transport: str = ""
     address: str = ""
+    trace_parent: str = ""
 
     def __repr__(self) -> str:
         # The token and the key are secrets: a repr may end up in a log or a traceback.
@@ -109,7 +112,7 @@ class Caller:
             f"Caller(token={'***' if self.token else None}, "
             f"api_key={'***' if self.api_key else None}, "
             f"request_id={self.request_id!r}, transport={self.transport!r}, "
-            f"address={self.address!r})"
+            f"address={self.address!r}, trace_parent={self.trace_parent!r})"
         )
 
 

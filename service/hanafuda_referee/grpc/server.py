@@ -113,6 +113,7 @@ def caller_from_metadata(
     names no seat)."""
     credentials: dict[str, str] = {}
     request_id = ""
+    trace_parent: str | None = None
     refusal: ApiError | None = None
     for key, value in metadata or ():
         if isinstance(value, bytes):
@@ -123,7 +124,11 @@ def caller_from_metadata(
             credentials[key] = value
         elif key == "x-request-id":
             request_id = value[:128]
+        elif key == "traceparent":
+            # Sent twice: W3C Trace Context has the call start a trace of its own.
+            trace_parent = value if trace_parent is None else ""
     request_id = request_id or new_request_id()
+    parent = trace_parent or ""
     authorization = credentials.get("authorization")
     token: str | None = None
     if refusal is None and authorization is not None:
@@ -132,10 +137,18 @@ def caller_from_metadata(
         except ApiError as error:
             refusal = error
     if refusal is not None:
-        return Caller(request_id=request_id, transport=transport, address=address), refusal
+        refused = Caller(
+            request_id=request_id, transport=transport, address=address, trace_parent=parent
+        )
+        return refused, refusal
     api_key = credentials.get("x-api-key")
     caller = Caller(
-        token=token, api_key=api_key, request_id=request_id, transport=transport, address=address
+        token=token,
+        api_key=api_key,
+        request_id=request_id,
+        transport=transport,
+        address=address,
+        trace_parent=parent,
     )
     return caller, None
 
@@ -306,7 +319,9 @@ class GrpcServer:
     (0: grpc's default, 120 s). A connection with no call in flight for ``idle_timeout``
     seconds is closed (0: never).
     ``extra_handlers`` serve further services on the same port. ``credentials``: serve TLS
-    with them (see :func:`tls_credentials`) instead of plain text.
+    with them (see :func:`tls_credentials`) instead of plain text. ``reuse_port``: bind with
+    ``SO_REUSEPORT``, so that the workers of one service share the port (off, a port in use is
+    refused).
     """
 
     def __init__(
@@ -320,6 +335,7 @@ class GrpcServer:
         idle_timeout: float = IDLE_TIMEOUT,
         extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
         credentials: grpc.ServerCredentials | None = None,
+        reuse_port: bool = False,
     ) -> None:
         self._referee = referee
         self._address = f"{host}:{port}"
@@ -355,8 +371,9 @@ class GrpcServer:
                 ("grpc.keepalive_timeout_ms", 20_000),
                 # grpc binds with SO_REUSEPORT by default: a second process started on the same
                 # port would then take half the calls, silently (on the in-process store, half
-                # the games would seem to vanish). A port in use is refused at start instead.
-                ("grpc.so_reuseport", 0),
+                # the games would seem to vanish). A port in use is refused at start instead,
+                # unless the process is one of a service's workers, which share it.
+                ("grpc.so_reuseport", 1 if reuse_port else 0),
             ]
         )
         self._server.add_generic_rpc_handlers(

@@ -14,7 +14,8 @@ holds no URL; the service runs uvicorn without its access log), and such respons
 ``Cache-Control: private, no-store``, since their URL alone now selects a seat's private view.
 
 Besides the RPCs: ``GET /openapi.json`` (generated from the descriptors, see
-:mod:`hanafuda_referee.http.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``.
+:mod:`hanafuda_referee.http.openapi`), ``/healthz``, ``/readyz`` and ``/metrics``; and, unless
+the config's ``table`` is off, the browser table at ``/`` (see :mod:`hanafuda_referee.http.page`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import parse_qsl
 
-import prometheus_client
 from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message as ProtoMessage
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
@@ -59,6 +59,7 @@ from hanafuda_referee.calls.errors import RETRY_AFTER, ApiError
 from hanafuda_referee.hosting.referee import reply_method
 from hanafuda_referee.http.errors import error_body, transport_error_body
 from hanafuda_referee.http.openapi import build_openapi
+from hanafuda_referee.http.page import table_handlers
 from hanafuda_referee.http.routes import (
     HttpBinding,
     bind_request,
@@ -66,6 +67,7 @@ from hanafuda_referee.http.routes import (
 )
 from hanafuda_referee.identity_cache import IdentityCache
 from hanafuda_referee.observability.logs import ClientGone, observe
+from hanafuda_referee.observability.metrics import render as render_metrics
 from hanafuda_referee.writers.forms import JSON
 from hanafuda_referee.writers.proto_json import JsonWriter
 
@@ -148,7 +150,8 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
     ``config`` is read for ``max_request_bytes`` (default 64 KiB), ``cors_origins`` (allowed
     browser origins; none by default, which turns CORS off), ``api_key`` (only for the OpenAPI
     document to say the server has one: the referee itself checks ``Caller.api_key`` on the
-    methods that need it), and, mostly for tests,
+    methods that need it), ``table`` (serve the browser table at ``/``; default on), and, mostly
+    for tests,
     ``sse_keepalive_seconds`` (default 15) and ``sse_first_item_seconds`` (default 1).
     """
     settings = _settings(config)
@@ -162,6 +165,8 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
         service, bindings, api_key_configured=bool(getattr(config, "api_key", None))
     )
     handlers.extend(_operations_handlers(referee, _dump(document)))
+    if getattr(config, "table", True):
+        handlers.extend(table_handlers())
     cors = (
         CORSConfig(
             allow_origins=list(settings.cors_origins),
@@ -294,7 +299,9 @@ def _shown_path(request: Request[Any, Any, Any]) -> str:
 
 
 #: The request headers the RPC handlers read.
-_READ_HEADERS = frozenset({b"authorization", b"x-api-key", b"content-length", b"content-type"})
+_READ_HEADERS = frozenset(
+    {b"authorization", b"x-api-key", b"content-length", b"content-type", b"traceparent"}
+)
 
 
 def _headers(scope: Scope) -> dict[bytes, str]:
@@ -306,8 +313,10 @@ def _headers(scope: Scope) -> dict[bytes, str]:
     for name, value in scope.get("headers", ()):
         name = name.lower()
         if name in _READ_HEADERS:
-            if name in found and name == b"content-type":
-                found[name] = ""  # two media types: neither is taken for JSON
+            if name in found and name in (b"content-type", b"traceparent"):
+                # Two media types: neither is taken for JSON. Two trace parents: W3C Trace
+                # Context has the request start a trace of its own.
+                found[name] = ""
                 continue
             if name in found and name != b"content-length":
                 raise sent_twice(name.decode())
@@ -337,6 +346,7 @@ def _caller(scope: Scope, headers: dict[bytes, str], query_token: str | None = N
         request_id=request_id_of(scope),
         transport="http",
         address=client[0] if client else "",
+        trace_parent=headers.get(b"traceparent", ""),
     )
 
 
@@ -508,7 +518,11 @@ def _rpc_handler(
                 _resume_from_last_event_id(request, message)
         except (ApiError, ClientGone):
             # The caller itself may be what was refused: the line names the request alone.
-            anonymous = Caller(request_id=request_id_of(request.scope), transport="http")
+            anonymous = Caller(
+                request_id=request_id_of(request.scope),
+                transport="http",
+                trace_parent=request.headers.get("traceparent", ""),
+            )
             async with observe(method_name, anonymous, started):
                 raise
         return message, caller, query_token is not None
@@ -719,11 +733,9 @@ def _operations_handlers(referee: object, document: bytes) -> list[HTTPRouteHand
 
     @get("/metrics", name="metrics")
     async def metrics() -> Response[bytes]:
-        return Response(
-            content=prometheus_client.generate_latest(prometheus_client.REGISTRY),
-            media_type=prometheus_client.CONTENT_TYPE_LATEST,
-            status_code=200,
-        )
+        # This process's metrics, or every worker's added up (see observability.metrics).
+        content, media_type = render_metrics()
+        return Response(content=content, media_type=media_type, status_code=200)
 
     @get("/openapi.json", name="openapi")
     async def openapi() -> Response[bytes]:

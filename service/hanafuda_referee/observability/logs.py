@@ -11,6 +11,14 @@ The line is written on every request, so with JSON output (:func:`configure_logg
 structlog's processor chain and is rendered directly, as the chain would render it, byte for byte
 (:class:`_CanonicalLine`). It holds the request's own fields only: structlog's bound context
 variables, which the chain would merge in, are not added (the service binds none).
+
+A worker of several (``--workers``) adds ``"worker": <its index>`` to each of its lines, and its
+lines leave in writes of at most :data:`select.PIPE_BUF` bytes, each of whole lines: the workers
+share one standard output, and the system keeps a write that small whole on a pipe, so the
+lines of two workers never cut into each other.
+
+When tracing is on (:mod:`.tracing`), :func:`observe` also opens the request's span, and closes
+it with the outcome the line says; otherwise it costs a test of one variable.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import atexit
 import contextlib
 import json
 import logging
+import select
 import sys
 import threading
 import time
@@ -35,7 +44,7 @@ import structlog
 
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.calls.errors import ApiError
-from hanafuda_referee.observability import metrics
+from hanafuda_referee.observability import metrics, tracing
 
 __all__ = [
     "ClientGone",
@@ -101,7 +110,7 @@ def observe(
     record = RequestRecord(method, caller.transport or "unknown", caller.request_id)
     if started is not None:
         record.started = started
-    return _Observation(record)
+    return _Observation(record, caller)
 
 
 class _Observation:
@@ -109,14 +118,26 @@ class _Observation:
     ``asynccontextmanager`` (a generator driven through ``asend``/``athrow``) costs several
     times more, on every request."""
 
-    __slots__ = ("_record", "_token")
+    __slots__ = ("_caller", "_record", "_span", "_token")
 
-    def __init__(self, record: RequestRecord) -> None:
+    def __init__(self, record: RequestRecord, caller: Caller) -> None:
         self._record = record
+        self._caller = caller
         self._token: Token[RequestRecord | None] | None = None
+        self._span: tracing.RequestSpan | None = None
 
     async def __aenter__(self) -> RequestRecord:
         self._token = _current.set(self._record)
+        if tracing.tracer is not None:
+            record = self._record
+            self._span = tracing.RequestSpan(
+                tracing.tracer,
+                record.method,
+                record.transport,
+                record.request_id,
+                self._caller.trace_parent,
+                record.started,
+            )
         return self._record
 
     async def __aexit__(
@@ -147,6 +168,8 @@ class _Observation:
                 # A stream may be resumed in another context than the one it started in; the
                 # record then simply stays in that context, which ends with the stream.
                 pass
+        if self._span is not None:
+            self._span.end(record.outcome, record.reason, record.game, record.seat, error)
         _finish(record)
 
 
@@ -194,13 +217,16 @@ class _LineBuffer:
     """
 
     # (structlog keeps a lock per file, by a weak reference.)
-    __slots__ = ("__weakref__", "_lock", "_pending", "_stream")
+    __slots__ = ("__weakref__", "_largest", "_lock", "_pending", "_stream")
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, largest_write: int | None = None) -> None:
         self._stream = stream
         self._pending: list[str] = []
         # Lines may come from other threads than the loop's (gRPC's, a library's).
         self._lock = threading.Lock()
+        #: The most characters one write may take (whole lines, a longer line alone), or None.
+        #: (Characters are bytes in JSON lines, which are ASCII.)
+        self._largest = largest_write
 
     def write(self, text: str) -> int:
         with self._lock:
@@ -210,9 +236,25 @@ class _LineBuffer:
     def flush(self) -> None:
         with self._lock:
             pending, self._pending = self._pending, []
-            if pending:
+            if pending and self._largest is not None:
+                self._write_in_parts(pending, self._largest)
+            elif pending:
                 self._stream.write("".join(pending))
             self._stream.flush()
+
+    def _write_in_parts(self, pending: list[str], largest: int) -> None:
+        """Writes ``pending`` in parts of whole lines of at most ``largest`` characters each
+        (a longer line alone), each flushed: one system call each."""
+        part: list[str] = []
+        size = 0
+        for text in pending:
+            if part and size + len(text) > largest:
+                self._stream.write("".join(part))
+                self._stream.flush()
+                part, size = [], 0
+            part.append(text)
+            size += len(text)
+        self._stream.write("".join(part))
 
 
 class _CanonicalLine:
@@ -234,16 +276,26 @@ class _CanonicalLine:
         "_flush_scheduled",
         "_second",
         "_stream",
+        "_tail",
         "_wrapper",
     )
 
-    def __init__(self, chain: list[Any], wrapper: type, factory: Any, stream: _Stream) -> None:
+    def __init__(
+        self,
+        chain: list[Any],
+        wrapper: type,
+        factory: Any,
+        stream: _Stream,
+        worker: int | None = None,
+    ) -> None:
         self._chain = chain
         self._expected = list(chain)
         self._wrapper = wrapper
         self._factory = factory
         self._stream = stream
         self._flush_scheduled = False
+        # What follows the timestamp: the worker's index (as _WorkerField adds it), the end.
+        self._tail = "}\n" if worker is None else f', "worker": {worker:d}}}\n'
         # The second last written and its date and time of day, in one attribute: a reader
         # never sees one of them updated without the other.
         self._second: tuple[int, str] = (-1, "")
@@ -269,7 +321,7 @@ class _CanonicalLine:
             f"{_SPECTATOR if seat is None else f'{_SEAT}{seat:d}'}"
             f"{_REASON + encode_basestring_ascii(reason) if reason else ''}"
             f', "event": "request", "level": "info"'
-            f', "timestamp": "{self.timestamp(time.time_ns())}"}}\n'
+            f', "timestamp": "{self.timestamp(time.time_ns())}"{self._tail}'
         )
         self._flush_soon()
         return True
@@ -333,22 +385,39 @@ def _millis(seconds: float) -> str:
 _line: _CanonicalLine | None = None
 
 
-def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
+class _WorkerField:
+    """A processor that adds the worker's index (``worker``) to every line."""
+
+    def __init__(self, worker: int) -> None:
+        self._worker = worker
+
+    def __call__(self, logger: Any, name: str, event: dict[str, Any]) -> dict[str, Any]:
+        event["worker"] = self._worker
+        return event
+
+
+def configure_logging(
+    log_format: str = "json", level: str = "INFO", *, worker: int | None = None
+) -> None:
     """Set up structlog: JSON lines (``json``) or readable lines (``console``) on stdout.
 
     The standard library's log records (uvicorn's, grpc's, asyncio's, redis-py's, the HTTP app's
     own error lines) are written the same way, to the same stream, with their ``logger`` name:
-    those of ``WARNING`` and above, or of ``level`` if that is higher."""
+    those of ``WARNING`` and above, or of ``level`` if that is higher. ``worker``: the index of
+    this worker of several, named on each line (see the module docstring)."""
     global _line, _stream
     renderer: Any = (
         structlog.dev.ConsoleRenderer(colors=False)
         if log_format == "console"
         else structlog.processors.JSONRenderer(serializer=_json_line)
     )
+    # The worker's index after the timestamp: where the canonical line writes it.
+    named = [] if worker is None else [_WorkerField(worker)]
     chain: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        *named,
         structlog.processors.format_exc_info,
         renderer,
     ]
@@ -356,7 +425,7 @@ def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
     wrapper = structlog.make_filtering_bound_logger(threshold)
     # Writes each line and flushes it, as a print would, with less work per line; through the
     # buffer the canonical lines go through, so that the two keep their order.
-    stream = _LineBuffer(sys.stdout)
+    stream = _LineBuffer(sys.stdout, None if worker is None else _ATOMIC_WRITE)
     # (A file for the factory: it only writes and flushes.)
     factory = structlog.WriteLoggerFactory(cast(TextIO, stream))
     structlog.configure(
@@ -367,16 +436,21 @@ def configure_logging(log_format: str = "json", level: str = "INFO") -> None:
         cache_logger_on_first_use=True,
     )
     json_lines = log_format != "console" and threshold <= logging.INFO
-    _line = _CanonicalLine(chain, wrapper, factory, stream) if json_lines else None
+    _line = _CanonicalLine(chain, wrapper, factory, stream, worker) if json_lines else None
     _stream = stream
-    _route_standard_logging(renderer, stream, max(threshold, logging.WARNING))
+    _route_standard_logging(renderer, stream, max(threshold, logging.WARNING), named)
 
+
+#: The most bytes the system writes to a pipe in one piece (POSIX guarantees at least 512).
+_ATOMIC_WRITE: int = getattr(select, "PIPE_BUF", 512)
 
 #: The name of the handler :func:`configure_logging` puts on the root logger (to replace it).
 _STANDARD_HANDLER = "hanafuda_referee"
 
 
-def _route_standard_logging(renderer: Any, stream: _LineBuffer, level: int) -> None:
+def _route_standard_logging(
+    renderer: Any, stream: _LineBuffer, level: int, named: list[Any]
+) -> None:
     """Render the standard library's records with ``renderer`` onto ``stream``: without it,
     they would go to stderr as bare text (Python's last-resort handler), beside the JSON
     lines."""
@@ -394,6 +468,7 @@ def _route_standard_logging(renderer: Any, stream: _LineBuffer, level: int) -> N
                 structlog.stdlib.ExtraAdder(),
                 structlog.processors.add_log_level,
                 structlog.processors.TimeStamper(fmt="iso", utc=True),
+                *named,
             ],
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,

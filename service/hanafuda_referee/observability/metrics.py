@@ -6,6 +6,17 @@ contract), never ids, so the series count stays small whatever the traffic.
 The two series every request feeds (``hanafuda_requests``, ``hanafuda_request_duration_seconds``)
 are kept by :class:`RequestMetrics`, which exposes them exactly as a prometheus_client ``Counter``
 and ``Histogram`` would, for a fifth of the cost per request.
+
+Several worker processes (``--workers``, :mod:`hanafuda_referee.workers`) serve one ``/metrics``
+that adds theirs up, whichever of them a scrape reaches: the supervisor gives every worker one
+directory (``PROMETHEUS_MULTIPROC_DIR``, read when this module is imported), where
+prometheus_client's multiprocess mode keeps each process's values in a memory-mapped file of its
+own, and :func:`render` merges the files of every worker that ever ran, so counters keep what a
+worker that died had counted. :class:`RequestMetrics` writes its series to such files too (in
+the library's format, which its merging reads), as plain writes into the mapping. Gauges say
+which way they add up: ``hanafuda_watchers`` sums the live workers' streams,
+``hanafuda_active_games`` (the same count of the same store, sampled by each) is the latest
+sample of a live worker. The process and platform collectors of one process are not served then.
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import accumulate
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -25,6 +37,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
@@ -35,11 +49,16 @@ __all__ = [
     "LATENCY_BUCKETS",
     "REJECTIONS",
     "REQUESTS",
+    "SHARED_DIRECTORY",
     "WATCHERS",
     "RequestMetrics",
     "record_request",
     "render",
 ]
+
+#: The directory the workers of one service share their metrics in (prometheus_client's
+#: multiprocess mode, see the module docstring), or None for a process serving alone.
+SHARED_DIRECTORY = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
 
 #: The upper bounds of the latency histogram's buckets, in seconds (``+Inf`` is implied).
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
@@ -57,21 +76,91 @@ _CREATED = os.environ.get("PROMETHEUS_DISABLE_CREATED_SERIES", "False").lower() 
 )
 
 
-class _Count:
-    __slots__ = ("created", "value")
+_REQUESTS_NAME = "hanafuda_requests"
+_REQUESTS_HELP = (
+    "Requests served, by method, transport and outcome (ok, rejected, error, cancelled)."
+)
+_LATENCY_NAME = "hanafuda_request_duration_seconds"
+_LATENCY_HELP = (
+    "Time to serve a request (a WatchGame stream: its whole life), by method and transport."
+)
 
-    def __init__(self) -> None:
+
+class _Count:
+    __slots__ = ("created", "key", "value")
+
+    def __init__(self, labels: tuple[str, str, str]) -> None:
         self.value = 0.0
         self.created = time.time()
+        #: The series' name in a shared file (see _SharedFiles).
+        self.key = mmap_key(
+            _REQUESTS_NAME,
+            _REQUESTS_NAME + "_total",
+            ["method", "transport", "outcome"],
+            list(labels),
+            _REQUESTS_HELP,
+        )
 
 
 class _Latency:
-    __slots__ = ("buckets", "created", "total")
+    __slots__ = ("bucket_keys", "buckets", "created", "total", "total_key")
 
-    def __init__(self) -> None:
+    def __init__(self, labels: tuple[str, str]) -> None:
         self.buckets = [0.0] * len(_BOUNDS)  # per bucket, not cumulative
         self.total = 0.0
         self.created = time.time()
+        names = ["method", "transport"]
+        self.bucket_keys = [
+            mmap_key(
+                _LATENCY_NAME,
+                _LATENCY_NAME + "_bucket",
+                [*names, "le"],
+                [*labels, le],
+                _LATENCY_HELP,
+            )
+            for le in _LE
+        ]
+        self.total_key = mmap_key(
+            _LATENCY_NAME, _LATENCY_NAME + "_sum", names, list(labels), _LATENCY_HELP
+        )
+
+
+class _SharedFiles:
+    """This process's files of :class:`RequestMetrics` in the workers' shared directory, in
+    prometheus_client's multiprocess format: per series its current value, which the library's
+    merging adds up over the processes (buckets per bucket, not cumulative, as its own
+    histograms keep them). The files are this process's alone (the pid is in their name), and
+    written from the event loop's thread only."""
+
+    __slots__ = ("counters", "histograms")
+
+    def __init__(self, directory: str) -> None:
+        pid = os.getpid()
+        # The type comes first in a name, as the merging reads it; not the library's own names
+        # (``counter_<pid>.db``), which its Counters of this process write.
+        self.counters = MmapedDict(  # type: ignore[no-untyped-call]
+            os.path.join(directory, f"counter_requests-{pid}.db")
+        )
+        self.histograms = MmapedDict(  # type: ignore[no-untyped-call]
+            os.path.join(directory, f"histogram_requests-{pid}.db")
+        )
+
+    def add(self, count: _Count, latency: _Latency) -> None:
+        """Write new series whole: every bucket of a histogram must be in the merged one, those
+        no process has counted in yet too."""
+        histograms: Any = self.histograms
+        for key, value in zip(latency.bucket_keys, latency.buckets, strict=True):
+            histograms.write_value(key, value, 0.0)
+        histograms.write_value(latency.total_key, latency.total, 0.0)
+        counters: Any = self.counters
+        counters.write_value(count.key, count.value, 0.0)
+
+    def write(self, count: _Count, latency: _Latency, bucket: int) -> None:
+        counters: Any = self.counters  # the library's methods are not annotated
+        histograms: Any = self.histograms
+        counters.write_value(count.key, count.value, 0.0)
+        histograms.write_value(latency.bucket_keys[bucket], latency.buckets[bucket], 0.0)
+        histograms.write_value(latency.total_key, latency.total, 0.0)
 
 
 class RequestMetrics(Collector):
@@ -81,14 +170,18 @@ class RequestMetrics(Collector):
     A prometheus_client ``Counter`` and ``Histogram`` would expose the same samples, but take a
     lock per value and check their arguments on every request; here a request adds to plain
     floats. They are recorded from the event loop's thread only, so need no lock; a scrape
-    copies the series before it reads them.
+    copies the series before it reads them. With ``shared_directory`` (the workers', see the
+    module docstring) each request also writes its three values to this process's files there.
     """
 
-    def __init__(self, registry: CollectorRegistry | None = REGISTRY) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | None = REGISTRY, shared_directory: str | None = None
+    ) -> None:
         self._counts: dict[tuple[str, str, str], _Count] = {}
         self._latencies: dict[tuple[str, str], _Latency] = {}
         # The two series of each (method, transport, outcome), found with one look-up.
         self._series: dict[tuple[str, str, str], tuple[_Count, _Latency]] = {}
+        self._shared = None if shared_directory is None else _SharedFiles(shared_directory)
         if registry is not None:
             registry.register(self)
 
@@ -102,13 +195,18 @@ class RequestMetrics(Collector):
         count.value += 1.0
         latency.total += seconds
         # The first bucket whose bound is at least ``seconds``: Histogram.observe's bucket.
-        latency.buckets[bisect_left(_BOUNDS, seconds)] += 1.0
+        bucket = bisect_left(_BOUNDS, seconds)
+        latency.buckets[bucket] += 1.0
+        if self._shared is not None:
+            self._shared.write(count, latency, bucket)
 
     def _add(self, key: tuple[str, str, str]) -> tuple[_Count, _Latency]:
-        count = self._counts[key] = _Count()
+        count = self._counts[key] = _Count(key)
         latency = self._latencies.get(key[:2])
         if latency is None:
-            latency = self._latencies[key[:2]] = _Latency()
+            latency = self._latencies[key[:2]] = _Latency(key[:2])
+        if self._shared is not None:
+            self._shared.add(count, latency)
         return count, latency
 
     def describe(self) -> Iterator[Metric]:
@@ -132,21 +230,15 @@ class RequestMetrics(Collector):
 
 def _requests_family() -> CounterMetricFamily:
     return CounterMetricFamily(
-        "hanafuda_requests",
-        "Requests served, by method, transport and outcome (ok, rejected, error, cancelled).",
-        labels=("method", "transport", "outcome"),
+        _REQUESTS_NAME, _REQUESTS_HELP, labels=("method", "transport", "outcome")
     )
 
 
 def _latency_family() -> HistogramMetricFamily:
-    return HistogramMetricFamily(
-        "hanafuda_request_duration_seconds",
-        "Time to serve a request (a WatchGame stream: its whole life), by method and transport.",
-        labels=("method", "transport"),
-    )
+    return HistogramMetricFamily(_LATENCY_NAME, _LATENCY_HELP, labels=("method", "transport"))
 
 
-REQUESTS = RequestMetrics()
+REQUESTS = RequestMetrics(shared_directory=SHARED_DIRECTORY)
 REJECTIONS = Counter(
     "hanafuda_rejections",
     "Requests refused, by reason (the hanafuda.v1.Reason name).",
@@ -155,10 +247,14 @@ REJECTIONS = Counter(
 ACTIVE_GAMES = Gauge(
     "hanafuda_active_games",
     "Games held in the store (sampled; approximate on Redis).",
+    # Workers sample the same store: the latest sample of a live one.
+    multiprocess_mode="livemostrecent",
 )
 WATCHERS = Gauge(
     "hanafuda_watchers",
     "WatchGame streams (gRPC and Server-Sent Events) this process follows now.",
+    # Each worker follows streams of its own: the live workers' add up.
+    multiprocess_mode="livesum",
 )
 HTTP_REQUEST_TIMEOUTS = Counter(
     "hanafuda_http_request_timeouts",
@@ -178,5 +274,10 @@ def record_request(method: str, transport: str, outcome: str, reason: str, secon
 
 
 def render() -> tuple[bytes, str]:
-    """The metrics in the Prometheus text format, and its content type (for ``/metrics``)."""
-    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    """The metrics in the Prometheus text format, and its content type (for ``/metrics``): this
+    process's, or with workers every worker's added up (see the module docstring)."""
+    if SHARED_DIRECTORY is None:
+        return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    merged = CollectorRegistry()
+    MultiProcessCollector(merged, SHARED_DIRECTORY)  # type: ignore[no-untyped-call]
+    return generate_latest(merged), CONTENT_TYPE_LATEST

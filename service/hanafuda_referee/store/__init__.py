@@ -17,6 +17,7 @@ May import: redis-py and the standard library. Nothing of the engines, the hosti
 generated messages (the ``import-linter`` contracts in pyproject.toml).
 """
 
+from .call_spans import CallSpan, CallSpans
 from .contract import (
     CommitResult,
     Committed,
@@ -33,6 +34,8 @@ from .redis_store import RedisStore
 from .settings import StoreSettings
 
 __all__ = [
+    "CallSpan",
+    "CallSpans",
     "CommitResult",
     "Committed",
     "Conflict",

@@ -33,7 +33,8 @@ sharded pub/sub wakes watchers as immediately as a blocking XREAD did. Needs Red
 
 Failures: each operation runs under a deadline (``operation_timeout``, or the wake-up period plus
 it for a watcher's wait) and every connection-level problem becomes
-:class:`~.errors.StoreUnavailable`. Nothing is retried automatically (see
+:class:`~.errors.StoreUnavailable`, redis-py's own stumbles on a connection closed under an
+operation included (:func:`_torn_connection`). Nothing is retried automatically (see
 :mod:`.redis_clients`); a batch that fails fails each of its calls with StoreUnavailable.
 
 Batching (on a single server): a commit queues its script call, a load (``load``: a game's
@@ -73,7 +74,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -89,6 +90,7 @@ from redis.exceptions import (
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .call_spans import CallSpan, CallSpans
 from .contract import (
     CommitResult,
     Committed,
@@ -147,10 +149,20 @@ _WATCH_BATCH = 100
 _BATCH_MAX = 64
 #: How long the benchmark's reference write keeps its key, in milliseconds.
 _PROBE_TTL_MS = 10_000
+#: A script's run, as its span names it (its EVAL fallback, when the server lacks it, included).
+_EVALSHA = "EVALSHA"
 
 
 #: What :func:`_store_error` turns into a store error.
 _TRANSLATED: tuple[type[BaseException], ...] = (TimeoutError, RedisError, *_UNAVAILABLE)
+#: What redis-py raises, besides its own errors, when another task closed the connection it was
+#: using: AttributeError (its reader or writer gone), RuntimeError (uvloop: its transport closed).
+#: A store error only when raised beneath redis-py's connection code (:func:`_torn_connection`).
+_TORN: tuple[type[BaseException], ...] = (AttributeError, RuntimeError)
+#: What :meth:`RedisStore._failures` hands to :func:`_store_error`.
+_CAUGHT: tuple[type[BaseException], ...] = (*_TRANSLATED, *_TORN)
+#: redis-py's module of connections: where it connects, sends and reads.
+_CONNECTION_MODULE = "redis.asyncio.connection"
 
 #: One queued call: the store operation it serves (for its errors), the script run or command,
 #: and its caller's future.
@@ -161,14 +173,46 @@ _Call = tuple[str, ScriptCall | Command, asyncio.Future[Any]]
 _FAILURES = FailureLog(logging.getLogger("hanafuda_referee.store"))
 
 
+async def _ended(span: CallSpan, call: Awaitable[Any]) -> Any:
+    """The reply of ``call``, ending ``span`` when it comes (or the call fails)."""
+    try:
+        reply = await call
+    except BaseException as error:
+        span.end(error)
+        raise
+    span.end(None)
+    return reply
+
+
+def _torn_connection(exc: BaseException) -> bool:
+    """Whether ``exc`` is redis-py tripping over a connection closed under it by another task:
+    one of :data:`_TORN` raised beneath redis-py's connection code (or in it).
+
+    redis-py's cluster client closes the connections of every node, those in use included, when
+    a node answers CLUSTERDOWN (every node does, between a master's failure and its replica's
+    promotion) or a discovery of the slots fails; an operation that was opening its connection
+    then fails so (``tests/store/test_cluster_down.py``). It is a connection cut like any other:
+    the command was not sent, or its reply is lost.
+    """
+    if not isinstance(exc, _TORN):
+        return False
+    frame = exc.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_globals.get("__name__") == _CONNECTION_MODULE:
+            return True
+        frame = frame.tb_next
+    return False
+
+
 def _store_error(operation: str, exc: BaseException) -> BaseException:
     """The store error that stands for ``exc`` (``exc`` itself if it is no Redis failure); a
     Redis failure is also noted in the :data:`_FAILURES` log."""
-    if isinstance(exc, _TRANSLATED):
+    torn = _torn_connection(exc)
+    if torn or isinstance(exc, _TRANSLATED):
         _FAILURES.failed(operation, exc)
     if isinstance(exc, TimeoutError):  # the operation deadline (asyncio.timeout)
         error: BaseException = StoreUnavailable(f"{operation}: Redis did not answer in time")
-    elif isinstance(exc, _UNAVAILABLE):
+    elif torn or isinstance(exc, _UNAVAILABLE):
         error = StoreUnavailable(f"{operation}: {type(exc).__name__}: {exc}")
     elif isinstance(exc, RedisError):
         error = StoreError(f"{operation}: {type(exc).__name__}: {exc}")
@@ -323,6 +367,8 @@ class RedisStore:
         # redis-py's pools refuse a connection past their size rather than wait for one: a burst
         # of calls (a stalled server, a cluster, where nothing is batched) would fail at once.
         self._pooled = asyncio.Semaphore(settings.max_connections)
+        #: The spans of the calls, when tracing is on (see trace_calls).
+        self._spans: CallSpans | None = None
 
     @classmethod
     def connect(
@@ -346,6 +392,20 @@ class RedisStore:
         """The Redis keys of ``game_id`` (for inspection, e.g. MEMORY USAGE in tests)."""
         return self._keys.game(game_id)
 
+    def trace_calls(self, spans: CallSpans | None) -> None:
+        """Give each Redis call a span started by ``spans`` (see :mod:`.call_spans`), or none
+        (None, the default). Every call sent alone is one span (a script's run is one, its
+        EVAL fallback included); every call sent in a batch is one too, marked pipelined, from
+        the call to its reply. The readiness checks, the watchers' wait for a message and the
+        games' count are calls too, outside requests."""
+        self._spans = spans
+
+    def _traced(self, operation: str, command: str, future: asyncio.Future[Any]) -> Awaitable[Any]:
+        """``future`` (a batched call's reply), its span ended when it comes, if it has one."""
+        spans = self._spans
+        span = None if spans is None else spans.start(operation, command, pipelined=True)
+        return future if span is None else _ended(span, future)
+
     @property
     def probe_key(self) -> str:
         """The key :meth:`write_probe` sets."""
@@ -356,8 +416,11 @@ class RedisStore:
         """Translate redis-py errors into store errors."""
         try:
             yield
-        except _TRANSLATED as exc:
-            raise _store_error(operation, exc) from exc
+        except _CAUGHT as exc:
+            error = _store_error(operation, exc)
+            if error is exc:  # not raised beneath redis-py's connection code: a defect, let out
+                raise
+            raise error from exc
 
     async def _run(
         self,
@@ -366,10 +429,16 @@ class RedisStore:
         timeout: float | None = None,
         *,
         pooled: bool = True,
+        command: str = "",
     ) -> Any:
         """Await ``call`` under the operation deadline, translating failures. ``pooled``: the
         call takes a connection of the main client's pool, and waits (within the deadline) for
-        one of the pool's places when all are taken."""
+        one of the pool's places when all are taken. ``command``: the Redis command it sends,
+        which names its span when calls are traced ("" for none: a wait for a message)."""
+        if command and self._spans is not None:
+            span = self._spans.start(operation, command)
+            if span is not None:
+                return await _ended(span, self._run(operation, call, timeout, pooled=pooled))
         try:
             with self._failures(operation):
                 async with asyncio.timeout(timeout or self._settings.operation_timeout):
@@ -400,7 +469,9 @@ class RedisStore:
             pack_events(check_events(events)),
             self._finished_ttl_ms if finished else self._idle_ttl_ms,
         ]
-        created = await self._run("create", CREATE.run(self._clients.main, keys.all(), args))
+        created = await self._run(
+            "create", CREATE.run(self._clients.main, keys.all(), args), command=_EVALSHA
+        )
         if created != 1:
             raise GameExists(game_id)
 
@@ -409,10 +480,15 @@ class RedisStore:
         keys = self._keys.game(game_id)
         command: Command = ("LINDEX", keys.game, 0)
         if self._batcher is None:
-            record = await self._run("load", self._clients.main.execute_command(*command))
+            record = await self._run(
+                "load", self._clients.main.execute_command(*command), command="LINDEX"
+            )
         else:
             # As a commit's, the batch's deadline is this call's, and failures come translated.
-            record = await self._batcher.submit("load", command)
+            pending = self._batcher.submit("load", command)
+            record = await (
+                pending if self._spans is None else self._traced("load", "LINDEX", pending)
+            )
         return None if record is None else decode_record(record)
 
     async def commit(
@@ -441,11 +517,16 @@ class RedisStore:
             keys.channel,
         ]
         if self._batcher is None:
-            reply = await self._run("commit", COMMIT.run(self._clients.main, keys.all(), args))
+            reply = await self._run(
+                "commit", COMMIT.run(self._clients.main, keys.all(), args), command=_EVALSHA
+            )
         else:
             # The batch's deadline is this call's: it starts by the end of this loop iteration
             # and fails every call it has not answered when it ends. Failures come translated.
-            reply = await self._batcher.submit("commit", ScriptCall(COMMIT, keys.all(), args))
+            pending = self._batcher.submit("commit", ScriptCall(COMMIT, keys.all(), args))
+            reply = await (
+                pending if self._spans is None else self._traced("commit", _EVALSHA, pending)
+            )
         match reply:
             case [1, int(version)]:
                 return Committed(version=version)
@@ -474,12 +555,15 @@ class RedisStore:
         bounds = (first + 1, first + limit)
         if self._batcher is None:
             reply = await self._run(
-                "events", READ_EVENTS.run(self._clients.main, (keys.game,), bounds)
+                "events",
+                READ_EVENTS.run(self._clients.main, (keys.game,), bounds),
+                command=_EVALSHA,
             )
         else:
             # Watchers of several games woken together read in one round trip.
-            reply = await self._batcher.submit(
-                "events", ScriptCall(READ_EVENTS, (keys.game,), bounds)
+            pending = self._batcher.submit("events", ScriptCall(READ_EVENTS, (keys.game,), bounds))
+            reply = await (
+                pending if self._spans is None else self._traced("events", _EVALSHA, pending)
             )
         if reply is None:
             return None
@@ -503,7 +587,7 @@ class RedisStore:
             "watch", self._clients.subscription(keys.channel)
         )
         try:
-            await self._run("watch", subscription.open(), pooled=False)
+            await self._run("watch", subscription.open(), pooled=False, command="SSUBSCRIBE")
             last = after_version
             started = False
             while True:
@@ -534,7 +618,7 @@ class RedisStore:
         """See :meth:`.contract.GameStore.delete`. One script, which also wakes the watchers."""
         keys = self._keys.game(game_id)
         removed = await self._run(
-            "delete", DELETE.run(self._clients.main, keys.all(), (keys.channel,))
+            "delete", DELETE.run(self._clients.main, keys.all(), (keys.channel,)), command=_EVALSHA
         )
         return bool(removed)
 
@@ -544,7 +628,9 @@ class RedisStore:
         check_bucket(per_second, size)
         args: list[bytes | str | int] = [repr(per_second / 1000), size]
         key = self._keys.rate(bucket)
-        wait_ms = await self._run("take_token", TAKE_TOKEN.run(self._clients.main, [key], args))
+        wait_ms = await self._run(
+            "take_token", TAKE_TOKEN.run(self._clients.main, [key], args), command=_EVALSHA
+        )
         return int(wait_ms) / 1000
 
     async def remember(self, key: str, value: bytes) -> bytes | None:
@@ -606,13 +692,14 @@ class RedisStore:
                 "count_games",
                 self._clients.count_keys(self._keys.game_pattern()),
                 timeout=10 * self._settings.operation_timeout,
+                command="SCAN",
             )
         )
 
     async def unmet_requirements(self) -> list[str]:
         """What the server (each primary of a cluster) lacks that the referee needs, read from its
         INFO (see :mod:`.server_requirements`); a cluster's sentences name their node."""
-        infos = await self._run("unmet_requirements", self._clients.server_infos())
+        infos = await self._run("unmet_requirements", self._clients.server_infos(), command="INFO")
         return [
             f"{node}: {sentence}" if node else sentence
             for node, info in infos
@@ -621,7 +708,7 @@ class RedisStore:
 
     async def ping(self) -> None:
         """PING the server (a cluster client: the node it picks, after discovering the cluster)."""
-        await self._run("ping", self._clients.main.execute_command("PING"))
+        await self._run("ping", self._clients.main.execute_command("PING"), command="PING")
 
     async def write_probe(self) -> None:
         """The benchmark's reference write: one plain SET of a short-lived key under the prefix
@@ -631,6 +718,7 @@ class RedisStore:
             self._clients.main.execute_command(
                 "SET", self._keys.probe(), b"1", "PX", _PROBE_TTL_MS
             ),
+            command="SET",
         )
 
     async def close(self) -> None:

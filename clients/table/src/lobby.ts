@@ -1,0 +1,165 @@
+/**
+ * The lobby: a form that creates a Koi-Koi or Hachi-Hachi game (preset, rounds, clock, and each
+ * other seat a bot of a chosen level or a friend), then takes the creator to seat 1 with the
+ * invitation links of the friends' seats; and a form to watch a game.
+ */
+
+import {
+  BotLevel,
+  GameKind,
+  RefereeError,
+  type RefereeClient,
+} from "@hanafuda-referee/client";
+import { byId, el } from "./dom.js";
+import { fragmentOf, linkTo } from "./links.js";
+
+/** Seats of the game chosen: Koi-Koi 2; Hachi-Hachi 3 to 6 (from 4, a drop phase opens rounds). */
+function seatsOf(form: HTMLFormElement): number {
+  if (gameOf(form) === "koikoi") return 2;
+  return Number(byId<HTMLSelectElement>("seat-count").value) || 3;
+}
+
+const OPPONENTS: ReadonlyArray<readonly [string, string]> = [
+  ["greedy", "Greedy bot"],
+  ["random", "Random bot"],
+  ["expert", "Expert bot"],
+  ["friend", "A friend (invitation link)"],
+];
+
+const LEVELS: Record<string, BotLevel> = {
+  greedy: BotLevel.GREEDY,
+  random: BotLevel.RANDOM,
+  expert: BotLevel.EXPERT,
+};
+
+/** The invitation links kept for the creator, by game (this tab only). */
+export function invitations(game: string): Array<{ seat: number; name: string; link: string }> {
+  const kept = sessionStorage.getItem(`invites:${game}`);
+  if (!kept) return [];
+  try {
+    return JSON.parse(kept) as Array<{ seat: number; name: string; link: string }>;
+  } catch {
+    return [];
+  }
+}
+
+function gameOf(form: HTMLFormElement): "koikoi" | "hachihachi" {
+  const chosen = form.querySelector<HTMLInputElement>('input[name="kind"]:checked');
+  return chosen?.value === "hachihachi" ? "hachihachi" : "koikoi";
+}
+
+function drawOpponents(form: HTMLFormElement): void {
+  const holder = byId("opponents");
+  byId("seat-count-row").hidden = gameOf(form) === "koikoi";
+  const seats = seatsOf(form);
+  const kept = [...holder.querySelectorAll("select")].map((select) => select.value);
+  holder.replaceChildren();
+  for (let seat = 1; seat < seats; seat++) {
+    const id = `opponent-${seat}`;
+    const select = el("select", { id, name: id });
+    for (const [value, label] of OPPONENTS) select.append(el("option", { value }, label));
+    select.value = kept[seat - 1] ?? "greedy";
+    holder.append(el("p", {}, el("label", { for: id }, `Seat ${seat + 1}`), " ", select));
+  }
+}
+
+async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promise<void> {
+  const select = byId<HTMLSelectElement>("preset");
+  const kind = gameOf(form) === "koikoi" ? GameKind.KOI_KOI : GameKind.HACHI_HACHI;
+  try {
+    const { presets } = await referee.listPresets({ kind });
+    select.replaceChildren(
+      ...presets.map((preset) =>
+        el(
+          "option",
+          { value: preset.name, selected: preset.isDefault },
+          preset.description ? `${preset.name}: ${preset.description}` : preset.name,
+        ),
+      ),
+    );
+  } catch {
+    select.replaceChildren(el("option", { value: "" }, "the referee's default"));
+  }
+}
+
+/** Shows the lobby and wires its forms. */
+export function showLobby(referee: RefereeClient): void {
+  byId("lobby").hidden = false;
+  byId("table").hidden = true;
+  document.title = "Hanafuda: new game";
+  const form = byId<HTMLFormElement>("new-game");
+  const error = byId("lobby-error");
+  if (!form.dataset.wired) {
+    form.dataset.wired = "yes";
+    form.addEventListener("change", (event) => {
+      const changed = (event.target as HTMLElement).getAttribute("name");
+      if (changed === "kind") {
+        drawOpponents(form);
+        void drawPresets(referee, form);
+      } else if (changed === "seat-count") {
+        drawOpponents(form);
+      }
+    });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      error.textContent = "";
+      void create(referee, form).catch((failure: unknown) => {
+        error.textContent =
+          failure instanceof RefereeError
+            ? `The referee refused: ${failure.message}`
+            : `Could not create the game: ${String(failure)}`;
+      });
+    });
+    byId<HTMLFormElement>("watch").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const game = byId<HTMLInputElement>("watch-game").value.trim();
+      if (game) location.hash = fragmentOf({ game, token: "" });
+    });
+  }
+  drawOpponents(form);
+  void drawPresets(referee, form);
+}
+
+async function create(referee: RefereeClient, form: HTMLFormElement): Promise<void> {
+  const kind = gameOf(form);
+  const seats = seatsOf(form);
+  const name = byId<HTMLInputElement>("name").value.trim() || "Player 1";
+  const rounds = Number(byId<HTMLInputElement>("rounds").value) || undefined;
+  const seconds = Number(byId<HTMLInputElement>("clock-seconds").value) || 0;
+  const preset = byId<HTMLSelectElement>("preset").value;
+  const players = [name];
+  const bots: BotLevel[] = [BotLevel.UNSPECIFIED];
+  for (let seat = 1; seat < seats; seat++) {
+    const choice = byId<HTMLSelectElement>(`opponent-${seat}`).value;
+    const level = LEVELS[choice];
+    players.push(level ? `${choice[0]!.toUpperCase()}${choice.slice(1)} bot ${seat + 1}` : `Friend ${seat + 1}`);
+    bots.push(level ?? BotLevel.UNSPECIFIED);
+  }
+  const request: Parameters<RefereeClient["createGame"]>[0] = {
+    kind: kind === "koikoi" ? GameKind.KOI_KOI : GameKind.HACHI_HACHI,
+    preset,
+    players,
+    bots: bots.some((level) => level !== BotLevel.UNSPECIFIED) ? bots : [],
+  };
+  if (rounds !== undefined) {
+    request.overrides =
+      kind === "koikoi"
+        ? { case: "koiKoi", value: { rounds } }
+        : { case: "hachiHachi", value: { rounds } };
+  }
+  if (seconds > 0) request.clock = { moveSeconds: seconds };
+  const created = await referee.createGame(request);
+  const game = created.game;
+  const friends = [];
+  for (let seat = 1; seat < seats; seat++) {
+    if (bots[seat] === BotLevel.UNSPECIFIED) {
+      friends.push({
+        seat,
+        name: players[seat] ?? "",
+        link: linkTo({ game, token: created.playerTokens[seat] ?? "" }),
+      });
+    }
+  }
+  sessionStorage.setItem(`invites:${game}`, JSON.stringify(friends));
+  location.hash = fragmentOf({ game, token: created.playerTokens[0] ?? "" });
+}

@@ -1,0 +1,663 @@
+/**
+ * The table: one game seen from one seat (or by a spectator), kept up to date by the SDK's
+ * `watchGame` (which resumes by itself after a dropped connection, missing no version), and the
+ * seat's moves sent with `submitMove` at the version they were chosen at.
+ *
+ * Every version is drawn whole from its `GameView`; the events of each version are told once, in
+ * words, in the live region. The told lines are kept in the tab's session storage, so a reload
+ * resumes the game (its state comes from the referee) with its story so far.
+ */
+
+import {
+  GameKind,
+  GameStatus,
+  MoveKind,
+  Participation,
+  Reason,
+  RefereeError,
+  WaitingFor,
+  type Card,
+  type Event,
+  type GameView,
+  type Move,
+  type RefereeClient,
+  type SeatInfo,
+} from "@hanafuda-referee/client";
+import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
+import { append, byId, el, picture } from "./dom.js";
+import { invitations } from "./lobby.js";
+import { linkTo, type Place } from "./links.js";
+import {
+  describe,
+  gameSummary,
+  halves,
+  moveLabel,
+  party,
+  roundSummary,
+  who,
+  yakuName,
+  type Seats,
+} from "./words.js";
+
+const KIND_GROUPS: ReadonlyArray<readonly [Kind, string]> = [
+  ["bright", "Brights"],
+  ["animal", "Animals"],
+  ["ribbon", "Ribbons"],
+  ["plain", "Plains"],
+];
+const KEPT_LINES = 200;
+const LEVEL_NAMES = ["", "random", "greedy", "expert"];
+
+function timeOf(stamp: { seconds: bigint; nanos: number } | undefined): number | undefined {
+  return stamp ? Number(stamp.seconds) * 1000 + stamp.nanos / 1e6 : undefined;
+}
+
+function clockText(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+}
+
+/** A card as a button (playable or not) or as a named picture. */
+function cardButton(card: Card, options: { playable: boolean; key: string }): HTMLButtonElement {
+  // The name is the button's text (hidden from sight, the picture shows it), not an aria-label:
+  // the picture's words would not match a label (WCAG 2.5.3, "label in name").
+  const button = el("button", {
+    type: "button",
+    class: options.playable ? "card playable" : "card",
+    "aria-disabled": options.playable ? null : "true",
+    "data-card": cardInfo(card).card,
+    "data-key": options.key,
+  });
+  button.append(picture(cardSvg(card)), el("span", { class: "sr-only" }, cardName(card)));
+  return button;
+}
+
+function cardImage(card: Card, small = false): HTMLSpanElement {
+  const span = el("span", {
+    class: small ? "card small" : "card",
+    role: "img",
+    "aria-label": cardName(card),
+    "data-card": card,
+  });
+  span.append(picture(cardSvg(card)));
+  return span;
+}
+
+export class Table {
+  private view: GameView | undefined;
+  private shown = -1n;
+  private told = -1n;
+  private busy = false;
+  private readonly lines: string[];
+  private clockTimer: number | undefined;
+  private decisionKey = "";
+
+  constructor(
+    private readonly referee: RefereeClient,
+    private readonly place: Place,
+  ) {
+    this.lines = this.keptLines();
+  }
+
+  private get storageKey(): string {
+    return `lines:${this.place.game}:${this.place.token ? "seat" : "watch"}`;
+  }
+
+  private keptLines(): string[] {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(this.storageKey) ?? "{}") as {
+        told?: string;
+        lines?: string[];
+      };
+      if (kept.told) this.told = BigInt(kept.told);
+      return kept.lines ?? [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** Shows the table and follows the game until it ends or `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    byId("lobby").hidden = true;
+    byId("table").hidden = false;
+    this.wire(signal);
+    const log = byId("events");
+    log.replaceChildren(...this.lines.map((line) => el("li", {}, line)));
+    this.drawInvitations();
+    this.clockTimer = window.setInterval(() => this.drawClock(), 250);
+    signal.addEventListener("abort", () => window.clearInterval(this.clockTimer));
+    this.setStatus("Connecting to the game…");
+    try {
+      for await (const item of this.referee.watchGame(
+        { game: this.place.game },
+        { token: this.place.token, signal },
+      )) {
+        this.tell(item.version, item.events);
+        if (item.view && item.version >= this.shown) this.draw(item.view, item.version);
+        if (!this.lines.length && item.view) {
+          this.say(
+            item.view.viewerSeat === undefined
+              ? "You are watching the game."
+              : `You sit at seat ${item.view.viewerSeat + 1}. The game is on.`,
+          );
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      this.setStatus(
+        error instanceof RefereeError && error.reason === Reason.UNKNOWN_GAME
+          ? "There is no such game (it may have expired)."
+          : `The connection to the game is lost: ${String(error instanceof Error ? error.message : error)}. Reload the page to try again.`,
+      );
+    }
+  }
+
+  private wire(signal: AbortSignal): void {
+    const options = { signal };
+    byId("hand").addEventListener("click", (event) => this.onHandClick(event), options);
+    const askResign = (): void => {
+      const dialog = byId<HTMLDialogElement>("resign-dialog");
+      if (!dialog.open) dialog.showModal();
+    };
+    // From the table, or from a decision's dialog (which keeps the table out of reach).
+    byId("resign").addEventListener("click", askResign, options);
+    byId("decision-resign").addEventListener("click", askResign, options);
+    byId("resign-yes").addEventListener(
+      "click",
+      () => {
+        byId<HTMLDialogElement>("resign-dialog").close();
+        this.closeDecision();
+        void this.submit({ kind: MoveKind.RESIGN } as Move);
+      },
+      options,
+    );
+    byId("resign-no").addEventListener(
+      "click",
+      () => byId<HTMLDialogElement>("resign-dialog").close(),
+      options,
+    );
+    byId("decision-moves").addEventListener(
+      "click",
+      (event) => {
+        const button = (event.target as HTMLElement).closest<HTMLButtonElement>("button[data-move]");
+        if (!button) return;
+        const moves = this.myMoves();
+        const index = Number(button.dataset.move);
+        if (button.dataset.move === "cancel") {
+          this.closeDecision();
+          return;
+        }
+        const move = this.pendingChoice ? this.pendingChoice[index] : moves[index];
+        if (move) {
+          this.closeDecision();
+          void this.submit(move);
+        }
+      },
+      options,
+    );
+    byId<HTMLDialogElement>("decision").addEventListener(
+      "cancel",
+      (event) => {
+        // Escape closes a target choice the player opened, not a decision the game asks for.
+        if (!this.pendingChoice) event.preventDefault();
+        else this.closeDecision();
+      },
+      options,
+    );
+  }
+
+  private pendingChoice: Move[] | undefined;
+
+  private myMoves(): Move[] {
+    const view = this.view;
+    if (!view || view.viewerSeat === undefined || view.status !== GameStatus.IN_PROGRESS) return [];
+    return view.legalMoves;
+  }
+
+  private onHandClick(event: MouseEvent): void {
+    const button = (event.target as HTMLElement).closest<HTMLButtonElement>("button.card");
+    if (!button || this.busy) return;
+    const card = Number(button.dataset.card) as Card;
+    const moves = this.myMoves().filter((m) => m.kind === MoveKind.PLAY && m.card === card);
+    if (moves.length === 1 && moves[0]) void this.submit(moves[0]);
+    else if (moves.length > 1) {
+      this.pendingChoice = moves;
+      this.openDecision(
+        `choice:${card}`,
+        "Choose a card to take",
+        `${cardName(card)} matches more than one card of the field.`,
+        moves,
+        true,
+      );
+    }
+  }
+
+  private async submit(move: Move): Promise<void> {
+    const view = this.view;
+    if (!view || this.busy) return;
+    this.busy = true;
+    byId("table").setAttribute("aria-busy", "true");
+    try {
+      // A move is chosen at a version and sent with it (a stale one is refused); a resignation
+      // stands at any version, so it goes without one.
+      const resign = move.kind === MoveKind.RESIGN;
+      const answer = await this.referee.submitMove(
+        resign
+          ? { game: this.place.game, move }
+          : { game: this.place.game, move, expectedVersion: view.version },
+        { token: this.place.token },
+      );
+      this.tell(answer.version, answer.events);
+      if (answer.view && answer.version >= this.shown) this.draw(answer.view, answer.version);
+    } catch (error) {
+      if (error instanceof RefereeError && error.reason === Reason.STALE_VERSION) {
+        this.say("The game moved on before your move arrived; here it is now.");
+      } else {
+        this.say(
+          `That move was refused: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      const fresh = await this.referee
+        .getGame({ game: this.place.game }, { token: this.place.token })
+        .catch(() => undefined);
+      if (fresh?.view && fresh.view.version >= this.shown) this.draw(fresh.view, fresh.view.version);
+    } finally {
+      this.busy = false;
+      byId("table").removeAttribute("aria-busy");
+      if (this.view) this.drawDecision(this.view);
+    }
+  }
+
+  // Telling -------------------------------------------------------------------------------------
+
+  private seats(view: GameView | undefined = this.view): Seats {
+    return { names: view?.seats.map((seat) => seat.name) ?? [], me: view?.viewerSeat };
+  }
+
+  private tell(version: bigint, events: readonly Event[]): void {
+    if (version <= this.told) return;
+    this.told = version;
+    let actor: number | undefined;
+    for (const event of events) {
+      if (event.actor !== undefined) actor = event.actor;
+      const line = describe(this.seats(), event, actor);
+      if (line) this.say(line, false);
+    }
+    this.keep();
+  }
+
+  private say(line: string, keep = true): void {
+    this.lines.push(line);
+    if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES);
+    const log = byId("events");
+    log.append(el("li", {}, line));
+    while (log.childElementCount > KEPT_LINES) log.firstElementChild?.remove();
+    const box = byId("events-log");
+    box.scrollTop = box.scrollHeight;
+    if (keep) this.keep();
+  }
+
+  private keep(): void {
+    sessionStorage.setItem(
+      this.storageKey,
+      JSON.stringify({ told: String(this.told), lines: this.lines }),
+    );
+  }
+
+  private setStatus(text: string): void {
+    byId("status").textContent = text;
+  }
+
+  // Drawing -------------------------------------------------------------------------------------
+
+  private draw(view: GameView, version: bigint): void {
+    this.view = view;
+    this.shown = version;
+    const table = byId("table");
+    const focused = document.activeElement?.getAttribute("data-key");
+    table.dataset.version = String(version);
+    table.dataset.status = view.status === GameStatus.OVER ? "over" : "playing";
+    table.dataset.kind = view.kind === GameKind.HACHI_HACHI ? "hachihachi" : "koikoi";
+    const mine = view.viewerSeat !== undefined && view.turn === view.viewerSeat;
+    table.dataset.myTurn = String(mine && view.status === GameStatus.IN_PROGRESS);
+    const seats = this.seats(view);
+    const game = view.kind === GameKind.HACHI_HACHI ? "Hachi-Hachi" : "Koi-Koi";
+    byId("game-title").textContent =
+      `${game}, round ${view.round} of ${this.roundsOf(view)}${view.roundMonth ? ` (month ${view.roundMonth})` : ""}`;
+    document.title = `Hanafuda: ${game}${mine ? " (your turn)" : ""}`;
+    this.setStatus(this.statusLine(view, seats));
+    byId("resign").hidden =
+      view.viewerSeat === undefined || view.status !== GameStatus.IN_PROGRESS;
+    byId("spectating").hidden = view.viewerSeat !== undefined;
+    this.drawSeats(view, seats);
+    this.drawField(view);
+    this.drawHand(view);
+    this.drawResults(view, seats);
+    this.drawDecision(view);
+    this.drawClock();
+    if (focused) {
+      // Keep the keyboard where it was: on the same card, or (that card played) on the hand.
+      const again =
+        document.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ??
+        document.querySelector<HTMLElement>("#hand button.playable, #hand button.card");
+      again?.focus();
+    }
+  }
+
+  private roundsOf(view: GameView): string {
+    const rules = view.rules?.game;
+    if (rules?.case === "koiKoi" || rules?.case === "hachiHachi") {
+      return String(rules.value.rounds ?? "?");
+    }
+    return "?";
+  }
+
+  private statusLine(view: GameView, seats: Seats): string {
+    if (view.status === GameStatus.OVER) {
+      return view.gameResult ? gameSummary(seats, view.gameResult) : "The game is over.";
+    }
+    if (view.turn === undefined) return "Waiting for the game.";
+    const mine = view.turn === view.viewerSeat;
+    const what: Record<number, string> = {
+      [WaitingFor.HAND_PLAY]: mine ? "play a card from your hand" : "to play a card",
+      [WaitingFor.TARGET_CHOICE]: mine ? "choose which card to take" : "to choose a card to take",
+      [WaitingFor.KOIKOI_DECISION]: mine ? "call koi-koi or stop" : "to call koi-koi or stop",
+      [WaitingFor.SAGE_DECISION]: mine ? "call sage or shōbu" : "to call sage or shōbu",
+      [WaitingFor.JOIN_DECISION]: mine ? "join the round or drop out" : "to join or drop out",
+    };
+    const kind = view.waiting?.kind ?? WaitingFor.UNSPECIFIED;
+    if (mine) return `Your turn: ${what[kind] ?? "decide"}.`;
+    return `Waiting for ${who(seats, view.turn)} ${what[kind] ?? "to move"}.`;
+  }
+
+  private drawSeats(view: GameView, seats: Seats): void {
+    const holder = byId("seats");
+    holder.replaceChildren();
+    const hachi = view.kind === GameKind.HACHI_HACHI;
+    for (const seat of view.seats) {
+      const me = seat.seat === view.viewerSeat;
+      const level = view.bots[seat.seat] ?? 0;
+      const turn = view.turn === seat.seat && view.status === GameStatus.IN_PROGRESS;
+      const headingId = `seat-${seat.seat}-name`;
+      const panel = el(
+        "section",
+        {
+          class: `seat${me ? " me" : ""}${turn ? " on-turn" : ""}`,
+          "aria-labelledby": headingId,
+          "data-seat": seat.seat,
+        },
+        el(
+          "h2",
+          { id: headingId },
+          me ? `${seat.name} (you)` : seat.name,
+          level ? ` · ${LEVEL_NAMES[level] ?? ""} bot` : "",
+          seat.seat === view.dealer ? " · dealer" : "",
+          turn ? " · to play" : "",
+        ),
+      );
+      const facts = el("p", { class: "facts" });
+      facts.append(
+        hachi
+          ? `Balance ${halves(seat.balanceHalves)}`
+          : `Score ${seat.score}`,
+        ` · ${seat.handSize} card${seat.handSize === 1 ? "" : "s"} in hand`,
+      );
+      if (!hachi && seat.koikoiCalls > 0) facts.append(` · koi-koi ×${seat.koikoiCalls}`);
+      if (hachi && seat.sage) facts.append(" · called sage");
+      if (hachi && seat.participation === Participation.DROPPED) facts.append(" · dropped out");
+      panel.append(facts);
+      if (!me && seat.handSize > 0) {
+        const backs = el("div", { class: "backs", "aria-hidden": "true" });
+        for (let i = 0; i < Math.min(seat.handSize, 10); i++) backs.append(picture(backSvg()));
+        panel.append(backs);
+      }
+      panel.append(this.scoring(seat, hachi), this.captures(seat));
+      holder.append(panel);
+    }
+  }
+
+  private scoring(seat: SeatInfo, hachi: boolean): HTMLElement {
+    const list = el("ul", { class: "yaku" });
+    for (const yaku of seat.yaku) {
+      list.append(el("li", {}, `${yakuName(yaku.id)}: ${yaku.points} pt`));
+    }
+    if (hachi && seat.teyaku && seat.teyaku.id) {
+      list.append(el("li", {}, `hand: ${yakuName(seat.teyaku.id)} (${seat.teyaku.value})`));
+    }
+    for (const dekiyaku of seat.dekiyaku) {
+      list.append(el("li", {}, `${yakuName(dekiyaku.id)} (${dekiyaku.value})`));
+    }
+    if (!list.childElementCount) return el("span", { hidden: true });
+    const total = seat.yakuPoints ? el("p", { class: "yaku-total" }, `Yaku: ${seat.yakuPoints} points`) : null;
+    const box = el("div", { class: "scoring" });
+    append(box, total, list);
+    return box;
+  }
+
+  private captures(seat: SeatInfo): HTMLElement {
+    const box = el("div", { class: "captures" });
+    if (!seat.captured.length) {
+      box.append(el("p", { class: "none" }, "No captures yet."));
+      return box;
+    }
+    for (const [kind, label] of KIND_GROUPS) {
+      const cards = seat.captured.filter((card) => cardInfo(card).kind === kind);
+      if (!cards.length) continue;
+      const group = el("div", { class: `group ${kind}` }, el("h3", {}, `${label} (${cards.length})`));
+      const row = el("div", { class: "row" });
+      for (const card of cards) row.append(cardImage(card, true));
+      group.append(row);
+      box.append(group);
+    }
+    return box;
+  }
+
+  private drawField(view: GameView): void {
+    byId("stock").textContent = `Stock: ${view.stockSize} card${view.stockSize === 1 ? "" : "s"}`;
+    const targets = new Set<number>();
+    for (const move of this.myMoves()) {
+      if (move.target) targets.add(move.target);
+    }
+    const field = byId("field");
+    field.replaceChildren();
+    for (const card of view.field) {
+      const image = cardImage(card);
+      if (targets.has(card)) image.classList.add("target");
+      field.append(image);
+    }
+    const drawn = view.waiting?.drawnCard;
+    byId("drawn").replaceChildren(
+      ...(drawn ? [el("span", {}, "Drawn: "), cardImage(drawn)] : []),
+    );
+  }
+
+  private drawHand(view: GameView): void {
+    const section = byId("my-hand");
+    section.hidden = view.viewerSeat === undefined;
+    const hand = byId("hand");
+    hand.replaceChildren();
+    const playable = new Set(
+      this.myMoves()
+        .filter((move) => move.kind === MoveKind.PLAY)
+        .map((move) => move.card),
+    );
+    for (const card of view.hand) {
+      hand.append(cardButton(card, { playable: playable.has(card), key: `hand-${card}` }));
+    }
+    if (!view.hand.length && view.viewerSeat !== undefined) {
+      hand.append(el("p", { class: "none" }, "Your hand is empty."));
+    }
+  }
+
+  private drawResults(view: GameView, seats: Seats): void {
+    const box = byId("results");
+    box.replaceChildren();
+    const last = view.lastResult;
+    if (last) {
+      box.append(el("p", { id: "last-round" }, roundSummary(seats, last)));
+      // How it was scored: the winner's yaku and multipliers (Koi-Koi), the payments (Hachi-Hachi).
+      const details = el("ul", { class: "breakdown" });
+      for (const yaku of last.score?.yaku ?? []) {
+        details.append(el("li", {}, `${yakuName(yaku.id)}: ${yaku.points} pt`));
+      }
+      for (const multiplier of last.score?.multipliers ?? []) {
+        details.append(
+          el(
+            "li",
+            {},
+            multiplier.factor > 1
+              ? `${yakuName(multiplier.name)}: ×${multiplier.factor}`
+              : `${yakuName(multiplier.name)}: +${multiplier.addedPoints} pt`,
+          ),
+        );
+      }
+      for (const payment of last.payments) {
+        const reason = payment.combination ? ` (${yakuName(payment.combination)})` : "";
+        details.append(
+          el(
+            "li",
+            {},
+            `${party(seats, payment.fromSeat)} → ${party(seats, payment.toSeat)}: ${halves(payment.amountHalves)}${reason}`,
+          ),
+        );
+      }
+      if (details.childElementCount) box.append(details);
+    }
+    if (view.status === GameStatus.OVER && view.gameResult) {
+      const result = view.gameResult;
+      const hachi = view.kind === GameKind.HACHI_HACHI;
+      const table = el(
+        "table",
+        { id: "final" },
+        el("caption", {}, gameSummary(seats, result)),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, hachi ? "Balance" : "Score"))),
+      );
+      const body = el("tbody");
+      view.seats.forEach((seat, index) => {
+        const value = hachi
+          ? halves(result.balancesHalves[index] ?? seat.balanceHalves)
+          : String(result.scores[index] ?? seat.score);
+        body.append(el("tr", {}, el("th", { scope: "row" }, seat.name), el("td", {}, value)));
+      });
+      table.append(body);
+      box.append(el("h2", {}, "Game over"), table, el("p", {}, el("a", { href: "#", id: "again" }, "Start a new game")));
+    }
+  }
+
+  private drawInvitations(): void {
+    const box = byId("invites");
+    const friends = this.place.token ? invitations(this.place.game) : [];
+    box.hidden = false;
+    const list = el("ul");
+    for (const friend of friends) {
+      const id = `invite-${friend.seat}`;
+      list.append(
+        el(
+          "li",
+          {},
+          el("label", { for: id }, `Link for ${friend.name} (seat ${friend.seat + 1})`),
+          " ",
+          el("input", { id, readonly: true, value: friend.link, class: "invite-link", "data-seat": friend.seat }),
+        ),
+      );
+    }
+    const watchId = "invite-watch";
+    list.append(
+      el(
+        "li",
+        {},
+        el("label", { for: watchId }, "Link for spectators"),
+        " ",
+        el("input", { id: watchId, readonly: true, value: linkTo({ game: this.place.game, token: "" }) }),
+      ),
+    );
+    box.replaceChildren(
+      el("summary", {}, friends.length ? "Invitation links" : "Spectator link"),
+      el("p", {}, friends.length ? "Send each friend their own link: it holds their seat." : "Anyone with this link can watch."),
+      list,
+    );
+  }
+
+  private drawClock(): void {
+    const view = this.view;
+    const box = byId("turn-clock");
+    const clock = view?.clock;
+    if (!view || !clock || view.status !== GameStatus.IN_PROGRESS || clock.seat === undefined) {
+      box.textContent = view?.clock?.options?.moveSeconds ? "" : "No clock";
+      box.hidden = !view?.clock?.options?.moveSeconds;
+      return;
+    }
+    box.hidden = false;
+    const now = Date.now();
+    const move = timeOf(clock.moveDeadline);
+    const deadline = timeOf(clock.deadline);
+    const whose = who(this.seats(view), clock.seat);
+    if (move !== undefined && move > now) {
+      box.textContent = `${whose === "you" ? "Your" : `${whose}'s`} time: ${clockText(move - now)}`;
+    } else if (deadline !== undefined) {
+      box.textContent = `${whose === "you" ? "Your" : `${whose}'s`} reserve: ${clockText(deadline - now)}`;
+    }
+    box.classList.toggle("low", move !== undefined && move - now < 10_000);
+  }
+
+  // Decisions -----------------------------------------------------------------------------------
+
+  private drawDecision(view: GameView): void {
+    if (this.busy) return;
+    const moves = this.myMoves().filter((move) => move.kind !== MoveKind.PLAY);
+    if (!moves.length) {
+      if (!this.pendingChoice) this.closeDecision();
+      return;
+    }
+    this.pendingChoice = undefined;
+    const kind = view.waiting?.kind ?? WaitingFor.UNSPECIFIED;
+    const me = view.viewerSeat !== undefined ? view.seats[view.viewerSeat] : undefined;
+    let title = "Your decision";
+    let text = "";
+    if (kind === WaitingFor.KOIKOI_DECISION) {
+      title = "Koi-koi or stop?";
+      text = `Your yaku are worth ${me?.yakuPoints ?? 0} points. Stop to score them now, or call koi-koi to play on for more.`;
+    } else if (kind === WaitingFor.SAGE_DECISION) {
+      title = "Sage or shōbu?";
+      text = "Sage plays on for more; shōbu ends the round now.";
+    } else if (kind === WaitingFor.JOIN_DECISION) {
+      title = "Join or drop out?";
+      text = "Join this round, or drop out of it.";
+    } else if (kind === WaitingFor.TARGET_CHOICE) {
+      title = "Choose a card to take";
+      const drawn = view.waiting?.drawnCard;
+      text = drawn ? `${cardName(drawn)} matches more than one card of the field.` : "";
+    }
+    this.openDecision(`${view.version}:${kind}`, title, text, moves, false);
+  }
+
+  private openDecision(key: string, title: string, text: string, moves: Move[], cancellable: boolean): void {
+    const dialog = byId<HTMLDialogElement>("decision");
+    if (dialog.open && this.decisionKey === key) return;
+    this.decisionKey = key;
+    byId("decision-title").textContent = title;
+    byId("decision-text").textContent = text;
+    const holder = byId("decision-moves");
+    holder.replaceChildren(
+      ...moves.map((move, index) => {
+        const button = el("button", { type: "button", "data-move": index, class: "move" });
+        if (move.kind === MoveKind.CHOOSE_TARGET || (move.kind === MoveKind.PLAY && move.target)) {
+          button.append(picture(cardSvg(move.target)), el("span", {}, `Take ${cardName(move.target)}`));
+        } else {
+          button.textContent = moveLabel(move);
+        }
+        return button;
+      }),
+    );
+    if (cancellable) holder.append(el("button", { type: "button", "data-move": "cancel" }, "Cancel"));
+    if (!dialog.open) dialog.showModal();
+    holder.querySelector("button")?.focus();
+  }
+
+  private closeDecision(): void {
+    this.pendingChoice = undefined;
+    this.decisionKey = "";
+    const dialog = byId<HTMLDialogElement>("decision");
+    if (dialog.open) dialog.close();
+  }
+}
