@@ -30,12 +30,14 @@ WORKDIR /src
 COPY deploy/requirements.lock ./
 RUN pip --python /opt/venv/bin/python install --require-hashes --no-deps -r requirements.lock
 
-# Then the project itself: a regular (not editable) install, without the dev extras. pip
-# compiles the bytecode here, so the read-only venv of the final stage needs no writes.
+# Then the project itself: the client distribution (clients/python: the generated stubs the
+# service imports; on no index, so from the tree) and the service, regular (not editable)
+# installs without the dev extras. pip compiles the bytecode here, so the read-only venv of the
+# final stage needs no writes.
 COPY pyproject.toml README.md ./
 COPY service service
 COPY clients/python clients/python
-RUN pip --python /opt/venv/bin/python install --no-deps .
+RUN pip --python /opt/venv/bin/python install --no-deps ./clients/python .
 
 
 FROM ${PYTHON_IMAGE}

@@ -1,5 +1,6 @@
-"""The examples in the package's docstrings run and hold: every module that has any, found in
-the sources, so that a new module's examples are run without being listed anywhere."""
+"""The examples in the packages' docstrings (the service's and the Python client's) run and hold:
+every module that has any, found in the sources, so that a new module's examples are run without
+being listed anywhere."""
 
 from __future__ import annotations
 
@@ -7,21 +8,23 @@ import doctest
 import importlib
 from pathlib import Path
 
+import hanafuda_client
 import pytest
 
 import hanafuda_referee
 
-_PACKAGE = Path(hanafuda_referee.__path__[0])
+_PACKAGES = [Path(hanafuda_referee.__path__[0]), Path(hanafuda_client.__path__[0])]
 
 
 def _modules_with_examples() -> list[str]:
-    """The dotted names of the package's modules whose source holds an example."""
+    """The dotted names of the packages' modules whose source holds an example."""
     names = []
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        if ">>> " not in path.read_text(encoding="utf-8"):
-            continue
-        parts = path.relative_to(_PACKAGE.parent).with_suffix("").parts
-        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    for package in _PACKAGES:
+        for path in sorted(package.rglob("*.py")):
+            if ">>> " not in path.read_text(encoding="utf-8"):
+                continue
+            parts = path.relative_to(package.parent).with_suffix("").parts
+            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return names
 
 
@@ -35,6 +38,7 @@ def test_the_examples_are_found_across_the_package() -> None:
     for package in ("hosting", "http", "writers"):
         assert any(name.startswith(f"hanafuda_referee.{package}.") for name in MODULES)
     assert any(name.startswith("hanafuda_referee.store.") for name in MODULES)
+    assert "hanafuda_client.retries" in MODULES
 
 
 @pytest.mark.parametrize("name", MODULES)

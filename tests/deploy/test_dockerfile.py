@@ -37,6 +37,8 @@ from .dockerignore import IgnoreRules
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = "hanafuda-referee"
 LOCK = "deploy/requirements.lock"
+#: The client distribution (the generated stubs the service imports), installed from the tree.
+CLIENT = "clients/python"
 
 
 @pytest.fixture(scope="module")
@@ -192,9 +194,9 @@ def test_the_project_is_installed_as_a_package_without_dev_extras(dockerfile: Do
             assert not any(re.search(r"\[[^]]*\bdev\b", word) for word in words), run.text
             assert "optional-dependencies" not in run.text, run.text
     installs = [shlex.split(run.text) for run in _builder(dockerfile).all("RUN")]
-    assert any("pip" in words and "install" in words and words[-1] == "." for words in installs), (
-        "the builder does not pip install the project"
-    )
+    (project,) = [w for w in installs if "pip" in w and "install" in w and w[-1] == "."]
+    # The client distribution the service depends on, from the tree (it is on no index).
+    assert f"./{CLIENT}" in project, "the builder does not install the client distribution"
 
 
 def test_the_dependency_layer_installs_the_lock_with_hashes_before_the_sources(
@@ -240,7 +242,7 @@ def test_the_builder_copies_everything_the_package_build_reads(
         if "from" not in flags
         for source in sources
     }
-    needed = {"pyproject.toml", pyproject["project"]["readme"]}
+    needed = {"pyproject.toml", pyproject["project"]["readme"], CLIENT}
     needed |= set(pyproject["tool"]["setuptools"]["packages"]["find"]["where"])
     assert needed <= copied
 
@@ -401,61 +403,85 @@ def _builder_sources(dockerfile: Dockerfile, ignore: IgnoreRules, into: Path) ->
                 shutil.copy2(path, target)
 
 
-def test_the_builder_stage_builds_a_complete_wheel(
+def _project(path: Path) -> dict[str, Any]:
+    with (path / "pyproject.toml").open("rb") as file:
+        return tomllib.load(file)
+
+
+def _wheel_names(
+    pyproject: dict[str, Any], root: Path, ignore: IgnoreRules, where: str = "."
+) -> tuple[set[str], set[str]]:
+    """A project's top-level packages (as its package data names them) and the module files
+    its wheel must hold (its packages' .py files in the build context)."""
+    setuptools = pyproject["tool"]["setuptools"]
+    packages = {name.split(".")[0] for name in setuptools["package-data"]}
+    modules = {
+        path.relative_to(root / where / found).as_posix()
+        for found in setuptools["packages"]["find"]["where"]
+        for path in ignore.files(root, (Path(where) / found).as_posix())
+        if path.suffix == ".py"
+    }
+    return packages, {m for m in modules if m.split("/")[0] in packages}
+
+
+def test_the_builder_stage_builds_complete_wheels(
     dockerfile: Dockerfile, ignore: IgnoreRules, pyproject: dict[str, Any], tmp_path: Path
 ) -> None:
-    """``pip install .`` in the builder, reproduced: a wheel built from the copied sources holds
-    every module, the generated stubs, the descriptor set and the console script."""
+    """``pip install ./clients/python .`` in the builder, reproduced: wheels built from the
+    copied sources hold, the service's, every module and the console script, the client's, the
+    generated stubs and the descriptor set; together they import."""
     source, wheels, unpacked = tmp_path / "src", tmp_path / "wheels", tmp_path / "site"
     _builder_sources(dockerfile, ignore, source)
     built = subprocess.run(
         [
             *(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"),
             *("--no-index", "--disable-pip-version-check", "--quiet"),
-            *("--wheel-dir", str(wheels), str(source)),
+            *("--wheel-dir", str(wheels), str(source / CLIENT), str(source)),
         ],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert built.returncode == 0, built.stdout + built.stderr
-    (wheel,) = wheels.glob("hanafuda_referee-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        names = set(archive.namelist())
-        archive.extractall(unpacked)
-
-    # The project's top-level packages, as its package data names them.
-    packages = {name.split(".")[0] for name in pyproject["tool"]["setuptools"]["package-data"]}
-    modules = {
-        path.relative_to(ROOT / where).as_posix()
-        for where in pyproject["tool"]["setuptools"]["packages"]["find"]["where"]
-        for path in ignore.files(ROOT, where)
-        if path.suffix == ".py"
-    }
-    assert {m for m in modules if m.split("/")[0] in packages} <= names
+    (service,) = wheels.glob("hanafuda_referee-*.whl")
+    (client,) = wheels.glob("hanafuda_referee_client-*.whl")
+    contents = {}
+    for wheel, project, where in (
+        (service, pyproject, "."),
+        (client, _project(ROOT / CLIENT), CLIENT),
+    ):
+        with zipfile.ZipFile(wheel) as archive:
+            names = set(archive.namelist())
+            archive.extractall(unpacked)
+        contents[wheel] = names
+        packages, modules = _wheel_names(project, ROOT, ignore, where)
+        assert modules <= names, modules - names
+        # Pure Python: no extension module of the project's own.
+        assert not [n for n in names if n.endswith(tuple(EXTENSION_SUFFIXES))]
+        assert not [n for n in names if "__pycache__" in n]
+        top_level = {name.split("/")[0] for name in names}
+        assert {t for t in top_level if not t.endswith(".dist-info")} == packages
+    for required in ("hanafuda_referee/cli.py", "hanafuda_referee/py.typed"):
+        assert required in contents[service]
     for required in (
-        "hanafuda_referee/cli.py",
-        "hanafuda_referee/py.typed",
         "hanafuda/v1/service_pb2.py",
         "hanafuda/v1/service_pb2_grpc.py",
+        "hanafuda/v1/service_pb2.pyi",
         "hanafuda/v1/descriptor_set.binpb",
+        "hanafuda_client/py.typed",
     ):
-        assert required in names
-    # Pure Python: no extension module of the project's own.
-    assert not [n for n in names if n.endswith(tuple(EXTENSION_SUFFIXES))]
-    assert not [n for n in names if "__pycache__" in n]
-    top_level = {name.split("/")[0] for name in names}
-    assert {t for t in top_level if not t.endswith(".dist-info")} == packages
+        assert required in contents[client]
     descriptors = ROOT / "clients/python/hanafuda/v1/descriptor_set.binpb"
     assert (unpacked / "hanafuda/v1/descriptor_set.binpb").read_bytes() == descriptors.read_bytes()
-    (entry_points,) = unpacked.glob("*.dist-info/entry_points.txt")
+    (entry_points,) = unpacked.glob("hanafuda_referee-*.dist-info/entry_points.txt")
     assert f"{SCRIPT} = hanafuda_referee.cli:main" in entry_points.read_text()
 
-    # The unpacked wheel imports on its own, and the HTTP layer finds its packaged descriptors.
+    # The unpacked wheels import on their own, and the HTTP layer finds its packaged descriptors.
     check = (
-        "import pathlib, sys, hanafuda_referee, hanafuda.v1.service_pb2\n"
+        "import pathlib, sys, hanafuda_referee, hanafuda.v1.service_pb2, hanafuda_client\n"
         "from hanafuda_referee.http import openapi\n"
-        "assert pathlib.Path(hanafuda_referee.__file__).is_relative_to(sys.argv[1])\n"
+        "for module in (hanafuda_referee, hanafuda.v1.service_pb2, hanafuda_client):\n"
+        "    assert pathlib.Path(module.__file__).is_relative_to(sys.argv[1]), module\n"
         "assert openapi.load_comments(), 'descriptor set not found'\n"
     )
     environment = {**os.environ, "PYTHONPATH": str(unpacked)}

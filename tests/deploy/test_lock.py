@@ -1,12 +1,15 @@
 """deploy/requirements.lock against pyproject.toml, offline: the lock the image installs still
 pins every runtime dependency the project declares, within its declared range, every file with
-a hash, and nothing of the dev tools. ``scripts/lock-deps --check`` resolves again (online)."""
+a hash, and nothing of the dev tools. The client distribution the service depends on
+(clients/python) is installed from the source tree, so the lock holds its dependencies instead
+of it. ``scripts/lock-deps --check`` resolves again (online)."""
 
 from __future__ import annotations
 
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
@@ -30,9 +33,30 @@ def _pins() -> dict[str, tuple[str, list[str]]]:
     return pins
 
 
+def _project(path: str) -> dict[str, Any]:
+    with (ROOT / path).open("rb") as file:
+        project: dict[str, Any] = tomllib.load(file)["project"]
+        return project
+
+
+CLIENT = _project("clients/python/pyproject.toml")
+
+
 def _declared() -> list[Requirement]:
-    with (ROOT / "pyproject.toml").open("rb") as file:
-        return [Requirement(r) for r in tomllib.load(file)["project"]["dependencies"]]
+    """The service's dependencies, the client distribution's in its place."""
+    service = [Requirement(r) for r in _project("pyproject.toml")["dependencies"]]
+    client = [Requirement(r) for r in CLIENT["dependencies"]]
+    return [r for r in service if r.name != CLIENT["name"]] + client
+
+
+def test_the_service_depends_on_the_client_distribution_of_this_tree() -> None:
+    (requirement,) = [
+        Requirement(r)
+        for r in _project("pyproject.toml")["dependencies"]
+        if Requirement(r).name == CLIENT["name"]
+    ]
+    assert requirement.specifier.contains(CLIENT["version"])
+    assert canonicalize_name(CLIENT["name"]) not in _pins()
 
 
 def test_every_declared_dependency_is_pinned_within_its_range() -> None:

@@ -115,3 +115,32 @@ def test_the_readme_plays_a_game_against_the_expert_with_curl(referee: RefereePr
     assert done.returncode == 0, done.stderr
     result = done.stdout.strip().splitlines()[-1]
     assert "GAME_END_" in result and "'scores'" in result, result
+
+
+@pytest.mark.parametrize("kind", ["koikoi", "hachihachi"])
+def test_the_client_package_example_plays_a_watched_game(
+    referee: RefereeProcess, kind: str
+) -> None:
+    """``play_client.py``: a whole game through ``hanafuda_client``, watched live to its end."""
+    lines = _run("play_client.py", referee.grpc_target, kind)
+    game = lines[0].removeprefix("created ")
+    final = int(lines[-1].rsplit(" ", 1)[1])
+    assert lines[-1].startswith("GAME_STATUS_OVER at version ")
+    assert lines[1] == f"watched versions 1 to {final}"
+    assert lines[2] == "resign refused: FAILED_PRECONDITION GAME_OVER"
+    assert _status(referee, game) == "GAME_STATUS_OVER"
+
+
+def test_the_readmes_python_client_program_plays_a_game_to_its_end(
+    referee: RefereeProcess,
+) -> None:
+    """The README's Python client program, verbatim but for the port."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    after = text.split("<!-- readme-python-client -->", 1)[1]
+    program = after.split("```python\n", 1)[1].split("```", 1)[0]
+    program = program.replace("localhost:50051", referee.grpc_target)
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("end: GAME_END_"), done.stdout

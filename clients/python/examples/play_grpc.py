@@ -5,8 +5,8 @@ order; without a game, it creates a Koi-Koi game of one round and plays that)
 
 Before playing, it submits a move the referee refuses, to show what a refusal carries: the gRPC
 status and, in the rich status details, a ``google.rpc.ErrorInfo`` with the stable reason.
-Needs ``grpcio``, ``grpcio-status`` and the generated ``hanafuda.v1`` package (all installed
-with the service).
+Needs ``grpcio``, ``grpcio-status`` and the generated ``hanafuda.v1`` package: the client
+distribution (``pip install ./clients/python``), which the service installs too.
 """
 
 from __future__ import annotations
