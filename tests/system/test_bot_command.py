@@ -29,10 +29,10 @@ def bot(
     """The command playing ``token``'s seat; stopped if the test leaves it running."""
     where = ["--url", referee.http_url] if transport == "http" else ["--grpc", referee.grpc_target]
     command = [sys.executable, "-m", "hanafuda_referee.bots.play", *where]
-    command += ["--game", game, "--token", token, "--level", level, "--playouts", "40"]
-    process = subprocess.Popen(
-        command, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+    # Ids and tokens may begin with "-": hence "=" for the game, the environment for the token.
+    command += [f"--game={game}", "--level", level, "--playouts", "40"]
+    env = {**os.environ, "HANAFUDA_BOT_TOKEN": token}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         yield process
     finally:

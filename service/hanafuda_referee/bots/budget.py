@@ -6,9 +6,11 @@ wants a wall-clock limit injects one (``clock``, e.g. ``time.perf_counter``, and
 and the search stops at whichever limit comes first. Without a clock, a decision is a function of
 the view and the seed alone.
 
-The default counts are the play-outs that take about 50 ms per decision on the machine the project
-was measured on (2 shared cores, Python 3.11; ``tests/benchmarks/bots.py`` prints the times per
-decision): on a faster machine the default decides in less time, never differently.
+The default counts are the play-outs that take about 50 ms of CPU for a median decision on the
+machine the project was measured on (2 shared cores, Python 3.11.7; ``python -m
+tests.benchmarks.bots``, 2026-11-27: Koi-Koi 48 ms median and 71 ms at the 95th percentile,
+Hachi-Hachi 50 ms and 77 ms; a decision early in a round plays longer rounds out than one near its
+end). A faster machine decides in less time, never differently.
 
 >>> Budget().playouts_for("koikoi") == KOIKOI_PLAYOUTS
 True
@@ -29,10 +31,11 @@ from typing import Literal
 
 __all__ = ["HACHIHACHI_PLAYOUTS", "KOIKOI_PLAYOUTS", "WALL_PLAYOUTS", "Budget"]
 
-#: Koi-Koi play-outs of one decision by default: about 50 ms on the reference machine.
-KOIKOI_PLAYOUTS = 1200
-#: Hachi-Hachi play-outs of one decision by default: about 50 ms on the reference machine.
-HACHIHACHI_PLAYOUTS = 600
+#: Koi-Koi play-outs of one decision by default: about 50 ms (median) on the reference machine.
+KOIKOI_PLAYOUTS = 2800
+#: Hachi-Hachi play-outs of one decision by default: about 50 ms (median) on the reference
+#: machine.
+HACHIHACHI_PLAYOUTS = 1800
 #: The play-out cap of a wall-clock budget (:meth:`Budget.wall`): the clock decides first.
 WALL_PLAYOUTS = 1_000_000
 

@@ -44,7 +44,7 @@ from hanafuda_referee.hachihachi.settlement import halves
 from hanafuda_referee.hachihachi.view import HachiHachiView, Participation
 from hanafuda_referee.moves import Move, MoveKind
 
-__all__ = ["choose", "sample_state"]
+__all__ = ["Sampler", "choose", "sample_state"]
 
 #: Random numbers drawn per world (a round has at most 21 turns, each a few numbers).
 _DRAWS = 96
@@ -57,82 +57,97 @@ def _mask(cards: list[int]) -> int:
     return mask
 
 
+class Sampler:
+    """Deals the worlds of one view: what every world shares is worked out once."""
+
+    def __init__(self, view: HachiHachiView) -> None:
+        me = view.seat if view.seat is not None else view.turn
+        known = known_in_hands(view)
+        drawn = 1 << view.drawn if view.drawn else 0
+        seen = view.hand | view.field | drawn
+        for info in view.seats:
+            seen |= info.captured
+        for cards in known.values():
+            seen |= cards
+        self.unseen = [int(c) for c in cards_of(DECK & ~seen)]
+        #: Each seat's hand: the cards known to be there, and how many unseen ones it takes.
+        self.hands = [
+            (view.hand, 0)
+            if info.seat == me
+            else (known.get(info.seat, 0), info.hand_size - known.get(info.seat, 0).bit_count())
+            for info in view.seats
+        ]
+        joined = dropped = 0
+        for info in view.seats:
+            if info.participation is Participation.JOINED:
+                joined |= 1 << info.seat
+            elif info.participation is Participation.DROPPED:
+                dropped |= 1 << info.seat
+        # The dropped hands wait face down until the drop phase ends.
+        self.aside = 7 * dropped.bit_count() if view.phase is Phase.DROP else 0
+        # Which dropped seats owe a fee does not show, only how many: the first ones are taken.
+        fee = halves(DROP_FEE_POINTS) * view.multiplier
+        fees = 0
+        for seat in range(view.participants):
+            if (dropped >> seat) & 1 and fees.bit_count() < view.table // fee:
+                fees |= 1 << seat
+        self.template = HachiHachiState(
+            rules=view.rules,
+            seed=0,
+            participants=view.participants,
+            prepared=(),
+            deals_made=1,
+            round=view.round,
+            dealer=view.dealer,
+            floor=view.floor,
+            multiplier=view.multiplier,
+            dealt_field=view.dealt_field,
+            balances=tuple(info.balance for info in view.seats),
+            results=(),
+            phase=view.phase,
+            turn=view.turn,
+            joined=joined,
+            dropped=dropped,
+            fees=fees,
+            aside=0,
+            players=view.players,
+            hands=(),
+            field=view.field,
+            stock=(),
+            stock_pos=0,
+            captured=tuple(info.captured for info in view.seats),
+            paid=tuple(
+                sum(1 << DEKIYAKU_ORDER.index(d) for d in info.dekiyaku) for info in view.seats
+            ),
+            teyaku=tuple(info.teyaku for info in view.seats),
+            sage=next((info.seat for info in view.seats if info.sage), -1),
+            first_points=view.first_points,
+            drawn=view.drawn,
+            payments=(),
+        )
+
+    def sample(self, rng: random.Random) -> HachiHachiState:
+        """One world: the unseen cards shuffled into the other hands, the aside, the stock."""
+        unseen = self.unseen[:]
+        rng.shuffle(unseen)
+        at = 0
+        hands = []
+        for own, take in self.hands:
+            hands.append(own | _mask(unseen[at : at + take]))
+            at += take
+        aside = _mask(unseen[at : at + self.aside])
+        at += self.aside
+        return self.template._replace(
+            seed=rng.getrandbits(32), hands=tuple(hands), aside=aside, stock=tuple(unseen[at:])
+        )
+
+
 def sample_state(view: HachiHachiView, rng: random.Random) -> HachiHachiState:
     """A state the view could come from: the cards the seat cannot see shuffled into the other
     hands (a player keeps the cards his teyaku showed and has not played), then into the hands
     put aside by the drop phase, then the stock. The game's history, which neither the play-out
     nor the rest of the round reads, is left out."""
-    me = view.seat if view.seat is not None else view.turn
-    known = known_in_hands(view)
-    drawn = 1 << view.drawn if view.drawn else 0
-    seen = view.hand | view.field | drawn
-    for info in view.seats:
-        seen |= info.captured
-    for cards in known.values():
-        seen |= cards
-    unseen = [int(c) for c in cards_of(DECK & ~seen)]
-    rng.shuffle(unseen)
-    at = 0
-    hands: list[int] = []
-    for info in view.seats:
-        if info.seat == me:
-            hands.append(view.hand)
-            continue
-        own = known.get(info.seat, 0)
-        take = info.hand_size - own.bit_count()
-        hands.append(own | _mask(unseen[at : at + take]))
-        at += take
-    joined = dropped = 0
-    for info in view.seats:
-        if info.participation is Participation.JOINED:
-            joined |= 1 << info.seat
-        elif info.participation is Participation.DROPPED:
-            dropped |= 1 << info.seat
-    aside = 0
-    if view.phase is Phase.DROP:
-        # The dropped hands wait face down until the drop phase ends.
-        size = 7 * dropped.bit_count()
-        aside = _mask(unseen[at : at + size])
-        at += size
-    # Which dropped seats owe a fee does not show, only how many: the first ones are taken.
-    fee = halves(DROP_FEE_POINTS) * view.multiplier
-    fees = 0
-    for seat in range(view.participants):
-        if (dropped >> seat) & 1 and fees.bit_count() < view.table // fee:
-            fees |= 1 << seat
-    sage = next((info.seat for info in view.seats if info.sage), -1)
-    return HachiHachiState(
-        rules=view.rules,
-        seed=rng.getrandbits(32),
-        participants=view.participants,
-        prepared=(),
-        deals_made=1,
-        round=view.round,
-        dealer=view.dealer,
-        floor=view.floor,
-        multiplier=view.multiplier,
-        dealt_field=view.dealt_field,
-        balances=tuple(info.balance for info in view.seats),
-        results=(),
-        phase=view.phase,
-        turn=view.turn,
-        joined=joined,
-        dropped=dropped,
-        fees=fees,
-        aside=aside,
-        players=view.players,
-        hands=tuple(hands),
-        field=view.field,
-        stock=tuple(unseen[at:]),
-        stock_pos=0,
-        captured=tuple(info.captured for info in view.seats),
-        paid=tuple(sum(1 << DEKIYAKU_ORDER.index(d) for d in info.dekiyaku) for info in view.seats),
-        teyaku=tuple(info.teyaku for info in view.seats),
-        sage=sage,
-        first_points=view.first_points,
-        drawn=view.drawn,
-        payments=(),
-    )
+    return Sampler(view).sample(rng)
 
 
 def _join_outcome(state: HachiHachiState, me: int, draws: Draws) -> int:
@@ -157,8 +172,10 @@ def choose(view: HachiHachiView, rng: random.Random, budget: Budget) -> Move:
         elif move.kind is MoveKind.DROP:
             known[i] = -halves(DROP_FEE_POINTS) * view.multiplier
 
+    sampler = Sampler(view)
+
     def new_world() -> tuple[HachiHachiState, list[float]]:
-        return sample_state(view, rng), [rng.random() for _ in range(_DRAWS)]
+        return sampler.sample(rng), [rng.random() for _ in range(_DRAWS)]
 
     def outcome(world: tuple[HachiHachiState, list[float]], i: int) -> float:
         state, values = world

@@ -156,6 +156,9 @@ def play_out(
     forced = first
     winner = -1
     while True:
+        # A turn that captures nothing forms no dekiyaku: the check then costs nothing. A turn
+        # resumed at its target may have captured with its play: it is checked.
+        before = caps[p] if step == _PLAY else -1
         if step == _PLAY:
             hand = hands[p]
             if forced is not None:
@@ -195,7 +198,7 @@ def play_out(
                 caps[p] |= same | bit
             else:
                 field |= bit
-        if step != _DECISION and _may_form(caps[p]):
+        if step != _DECISION and caps[p] != before and _may_form(caps[p]):
             formed = dekiyaku_of(caps[p])
             due = dekiyaku_payment(paid[p], formed)
             if due.points:

@@ -1,8 +1,11 @@
 """The external bot: plays one seat of a hosted game over the public API, with that seat's token.
 
-    python -m hanafuda_referee.bots.play --url http://127.0.0.1:8080 --game GAME --token TOKEN \\
+    python -m hanafuda_referee.bots.play --url http://127.0.0.1:8080 --game=GAME --token=TOKEN \\
         [--level expert] [--seed 0] [--seconds 0.05 | --playouts N]
-    python -m hanafuda_referee.bots.play --grpc 127.0.0.1:50051 --game GAME --token TOKEN ...
+    python -m hanafuda_referee.bots.play --grpc 127.0.0.1:50051 --game=GAME --token=TOKEN ...
+
+(Ids and tokens may begin with ``-``, hence ``=``; the token may also come from the environment
+variable ``HANAFUDA_BOT_TOKEN``, out of sight of other users' process lists.)
 
 It reads the seat's view; whenever the seat has legal moves it decides (:func:`.levels.decide` on
 the view read back by :func:`.proto_view.engine_view`, so exactly as a built-in bot of that
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import urllib.error
@@ -38,8 +42,20 @@ from hanafuda_referee.bots.budget import Budget
 from hanafuda_referee.bots.levels import Level, decide
 from hanafuda_referee.bots.proto_view import engine_view, move_message
 
-__all__ = ["GrpcTable", "HttpTable", "Refused", "Table", "Unavailable", "main", "play"]
+__all__ = [
+    "GrpcTable",
+    "HttpTable",
+    "Refused",
+    "Table",
+    "Unavailable",
+    "main",
+    "parse_arguments",
+    "play",
+]
 
+#: The environment variable the token may come from instead of ``--token`` (a command line is
+#: visible to every user of the machine; the environment of a process is not).
+TOKEN_VARIABLE = "HANAFUDA_BOT_TOKEN"
 #: Seconds a request may take; a watch that long with no news is simply opened again.
 REQUEST_SECONDS = 30.0
 #: Waits between retries of an unanswered request (the last one repeats), seconds.
@@ -259,7 +275,8 @@ def play(
     return view
 
 
-def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command's arguments (``argv`` None: the process's)."""
     parser = argparse.ArgumentParser(
         prog="python -m hanafuda_referee.bots.play",
         description="Play one seat of a hosted game with a built-in bot, over the public API.",
@@ -267,8 +284,13 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--url", help="the HTTP/JSON API's base URL, e.g. http://127.0.0.1:8080")
     where.add_argument("--grpc", metavar="HOST:PORT", help="the gRPC endpoint (plain text)")
-    parser.add_argument("--game", required=True, help="the game id")
-    parser.add_argument("--token", required=True, help="the seat's player token")
+    # Ids and tokens may begin with "-": write them as --game=ID and --token=TOKEN.
+    parser.add_argument("--game", required=True, help="the game id (--game=ID)")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_VARIABLE),
+        help=f"the seat's player token (--token=TOKEN), else ${TOKEN_VARIABLE}",
+    )
     parser.add_argument(
         "--level", type=Level, choices=list(Level), default=Level.EXPERT, help="default: expert"
     )
@@ -277,12 +299,15 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     limit.add_argument("--seconds", type=float, help="expert: wall-clock time per decision")
     limit.add_argument("--playouts", type=int, help="expert: play-outs per decision")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if not args.token:
+        parser.error(f"the seat's token is needed: --token=TOKEN or ${TOKEN_VARIABLE}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command: 0 once the game is over, 1 when refused for good."""
-    args = _arguments(argv)
+    args = parse_arguments(argv)
     budget = (
         Budget.wall(time.perf_counter, args.seconds)
         if args.seconds is not None
