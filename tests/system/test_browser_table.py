@@ -361,9 +361,11 @@ def test_the_clock_runs_out_and_a_player_resigns(referee: RefereeProcess, browse
     for _ in range(10):
         page.goto(referee.http_url + "/")
         start_game(page, "koikoi", ["greedy"], clock=1)
-        # One second per move: the referee decides for the seat (its timeout bot), and says so.
+        # One second per move: the referee decides for the seat (its timeout bot), and says so
+        # (unless the deal ended the game at once: then deal again).
         page.wait_for_function(
             "() => document.getElementById('events').innerText.includes('You ran out of time')"
+            " || document.getElementById('table').dataset.status === 'over'"
         )
         if state(page)["status"] == "playing":
             break
