@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
@@ -23,6 +22,7 @@ from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.http.app import create_app
 from hanafuda_referee.serving import serve
 from hanafuda_referee.store import MemoryStore
+from tests.store.servers import free_port
 
 from .fakes import FakeReferee
 from .live import TIMEOUT, next_event, running, sse_events
@@ -201,12 +201,6 @@ async def test_a_bad_query_token_is_bad_token(http: httpx.AsyncClient) -> None:
 # The service as it runs: its logs -----------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def _wait_until_up(http: httpx.AsyncClient, service: asyncio.Task[None]) -> None:
     async with asyncio.timeout(30):
         while True:
@@ -222,7 +216,7 @@ async def _wait_until_up(http: httpx.AsyncClient, service: asyncio.Task[None]) -
 async def test_the_service_never_logs_a_query_token(
     caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    config = Config(host="127.0.0.1", grpc_port=_free_port(), http_port=_free_port())
+    config = Config(host="127.0.0.1", grpc_port=free_port(), http_port=free_port())
     stop = asyncio.Event()
     caplog.set_level(logging.DEBUG)
     with capture_logs() as lines:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ from hanafuda_referee.calls.errors import DOMAIN
 from hanafuda_referee.grpc.server import HARD_CAP_FACTOR, SERVICE_NAME, GrpcServer
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
+from tests.store.servers import free_port
 
 from .conftest import cards, scripted_request, serving_grpc
 
@@ -323,14 +323,8 @@ async def test_connections_without_a_call_are_closed_after_the_idle_timeout() ->
         await server.stop(0)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def test_the_command_serves_and_shuts_down_gracefully() -> None:
-    grpc_port, http_port = _free_port(), _free_port()
+    grpc_port, http_port = free_port(), free_port()
     env = {
         **os.environ,
         "HANAFUDA_HOST": "127.0.0.1",

@@ -9,7 +9,6 @@ continued; and nothing at all when tracing is off.
 from __future__ import annotations
 
 import asyncio
-import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -29,17 +28,12 @@ from opentelemetry.trace import SpanKind, StatusCode
 from hanafuda_referee.config import Config
 from hanafuda_referee.observability import tracing
 from hanafuda_referee.serving import serve
+from tests.store.servers import free_port
 
 from .conftest import REDIS_URL, seeded_request
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @asynccontextmanager
@@ -50,8 +44,8 @@ async def _service(
     off), with an HTTP client and a gRPC stub; stopped on the way out (its spans then sent)."""
     config = Config(
         host="127.0.0.1",
-        grpc_port=_free_port(),
-        http_port=_free_port(),
+        grpc_port=free_port(),
+        http_port=free_port(),
         redis_url=REDIS_URL,
         key_prefix=prefix,
         allow_testing=True,

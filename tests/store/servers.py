@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -32,13 +33,28 @@ REDIS_SERVER = shutil.which("redis-server")
 REDIS_CLI = shutil.which("redis-cli")
 
 
+#: Where :func:`free_port` draws from: below Linux's default ephemeral range (32768-60999), so
+#: that the source port of some outgoing connection (the tests open thousands, to Redis and to the
+#: servers) cannot take a port between the draw and the server's bind.
+_PORT_RANGE = range(20000, 32768)
+_draws = random.Random()
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on right now (and its cluster bus port + 10000)."""
+    """A TCP port on 127.0.0.1 nobody listens on right now (and its cluster bus port + 10000).
+
+    A draw stays a draw: a parallel test may take the port before the caller binds it, so the
+    callers that start servers on a fresh draw retry with another on "address in use"
+    (``ClusterProcesses._node``, ``RefereeProcess.start``).
+    """
     while True:
+        port = _draws.choice(_PORT_RANGE)
         with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-        if port + 10000 < 65536 and not port_answers(port + 10000):
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        if not port_answers(port + 10000):
             return port
 
 

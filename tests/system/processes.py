@@ -40,6 +40,10 @@ def referee_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "hanafuda_referee.cli"]
 
 
+class _PortTaken(Exception):
+    """The process exited at start-up because one of its ports was in use."""
+
+
 class RefereeProcess:
     """One service process: gRPC on :attr:`grpc_port`, HTTP on :attr:`http_port`.
 
@@ -70,10 +74,7 @@ class RefereeProcess:
         self.command = list(command) if command is not None else referee_command()
         #: How to trust the process's certificate when it serves TLS (None: plain text).
         self.tls = tls
-        self.grpc_port = free_port()
-        self.http_port = free_port()
-        while self.http_port == self.grpc_port:
-            self.http_port = free_port()
+        self._draw_ports()
         self.log_path = directory / f"{name}.log"
         self.process: subprocess.Popen[bytes] | None = None
         directory.mkdir(parents=True, exist_ok=True)
@@ -87,13 +88,40 @@ class RefereeProcess:
     def grpc_target(self) -> str:
         return f"127.0.0.1:{self.grpc_port}"
 
-    def start(self) -> None:
-        """Start the process and wait until ``/readyz`` answers 200."""
+    def start(self, attempts: int = 5) -> None:
+        """Start the process and wait until ``/readyz`` answers 200.
+
+        Its ports were free when drawn, but a parallel test may bind one first: when the
+        process gives up because an address is in use, it starts again on new ports (up to
+        ``attempts`` times in all).
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                self._start_once()
+                return
+            except _PortTaken:
+                if attempt == attempts:
+                    raise RuntimeError(
+                        f"{self.name} found its ports taken {attempts} times:\n{self.log_text()}"
+                    ) from None
+                self._draw_ports()
+
+    def _draw_ports(self) -> None:
+        self.grpc_port = free_port()
+        self.http_port = free_port()
+        while self.http_port == self.grpc_port:
+            self.http_port = free_port()
+
+    def _start_once(self) -> None:
+        started_at = len(self.log_text())
         self._launch()
         assert self.process is not None
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             if self.process.poll() is not None:
+                self.process = None
+                if '"cannot listen"' in self.log_text()[started_at:]:
+                    raise _PortTaken
                 raise RuntimeError(f"{self.name} exited at start-up:\n{self.log_text()}")
             try:
                 verify = True if self.tls is None else self.tls

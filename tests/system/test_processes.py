@@ -66,6 +66,17 @@ def test_an_http_port_in_use_is_refused_at_start_with_a_json_line(tmp_path: Path
     assert records[0]["transport"] == "http" and records[0]["port"] == process.http_port
 
 
+def test_the_test_harness_starts_again_on_new_ports_when_one_was_taken(tmp_path: Path) -> None:
+    # Ports are drawn before the start; a parallel test may bind one in between.
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        process = RefereeProcess(tmp_path)
+        process.http_port = taken.getsockname()[1]
+        with process:
+            assert process.http_port != taken.getsockname()[1]
+            assert httpx.get(f"{process.http_url}/readyz", timeout=5).status_code == 200
+    assert process.log_records()[0]["event"] == "cannot listen"
+
+
 def test_library_warnings_are_json_lines_too(referee: RefereeProcess) -> None:
     with socket.create_connection(("127.0.0.1", referee.http_port), timeout=5) as connection:
         connection.sendall(b"NOT HTTP\r\n\r\n")
