@@ -24,13 +24,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+from google.protobuf import json_format
+from hanafuda.v1 import game_pb2, moves_pb2, service_pb2
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from tests.clients.npm_packages import TABLE, install
 
 from .conftest import own_referee
 from .processes import RefereeProcess
+from .test_end_to_end import HACHI_SCRIPT, KOIKOI_SCRIPT, hachi_request, koikoi_request
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "tmp" / "artifacts" / "table"
@@ -455,3 +459,92 @@ def test_axe_finds_no_serious_violation(referee: RefereeProcess, browser: Browse
     found["later"] = _axe_violations(page, axe_source)
     shot(page, "axe-scanned")
     assert found == {"lobby": [], "table": [], "later": []}, json.dumps(found, indent=1)
+
+
+# --- The decisions, on prepared deals ---------------------------------------------------------
+# The whole games above decide from what the deal gives: they may never form a yaku or a
+# dekiyaku. These follow the scripted deals of test_end_to_end.py, with the page playing seat 1
+# (index 0) and the test the others over the HTTP API, so each dialog comes at a known move.
+
+DIALOG_TITLES = {
+    game_pb2.WAITING_FOR_KOIKOI_DECISION: "Koi-koi or stop?",
+    game_pb2.WAITING_FOR_SAGE_DECISION: "Sage or shōbu?",
+}
+MOVE_LABELS = {
+    moves_pb2.MOVE_KIND_KOIKOI: "Koi-koi (go on)",
+    moves_pb2.MOVE_KIND_STOP: "Stop (score now)",
+    moves_pb2.MOVE_KIND_SAGE: "Sage (go on)",
+    moves_pb2.MOVE_KIND_SHOBU: "Shōbu (end the round)",
+}
+
+
+def play_script_at_seat_0(
+    referee: RefereeProcess, page: Page, request: service_pb2.CreateGameRequest, script: Any
+) -> list[str]:
+    """Creates the game, opens seat 0's table and plays ``script`` (its seat-0 steps by clicks,
+    the others over HTTP); the titles of the dialogs the page opened, in order."""
+    created = httpx.post(
+        f"{referee.http_url}/v1/games", json=json_format.MessageToDict(request), timeout=10
+    )
+    assert created.status_code == 200, created.text
+    game, tokens = created.json()["game"], created.json()["playerTokens"]
+    page.goto(f"{referee.http_url}/#game={game}&token={tokens[0]}")
+    page.wait_for_selector('#table[data-version="1"]')
+    titles = []
+    for number, step in enumerate(script, start=1):
+        move = step.move
+        if step.seat != 0:
+            moved = httpx.post(
+                f"{referee.http_url}/v1/games/{game}/moves",
+                json={"move": json_format.MessageToDict(move), "expectedVersion": number},
+                headers={"Authorization": f"Bearer {tokens[step.seat]}"},
+                timeout=10,
+            )
+            assert moved.status_code == 200, moved.text
+        elif move.kind == moves_pb2.MOVE_KIND_PLAY:
+            card = f'#hand button.card.playable[data-card="{move.card}"]'
+            if move.target:
+                # Two field cards match: the page asks which one to take.
+                target = page.get_attribute(f'#field [data-card="{move.target}"]', "aria-label")
+                page.click(card)
+                page.wait_for_selector("#decision[open]")
+                titles.append(page.inner_text("#decision-title"))
+                page.click(f'#decision-moves button:has-text("Take {target}")')
+            else:
+                page.click(card)
+        else:
+            page.wait_for_selector("#decision[open]")
+            titles.append(page.inner_text("#decision-title"))
+            page.click(f'#decision-moves button:text-is("{MOVE_LABELS[move.kind]}")')
+        page.wait_for_selector(f'#table[data-version="{number + 1}"]:not([aria-busy])')
+        title = DIALOG_TITLES.get(step.waiting)
+        if title is not None and number < len(script) and script[number].seat == 0:
+            # The game waits for this page's decision: the dialog is open, with the moves.
+            page.wait_for_selector("#decision[open]")
+            assert page.inner_text("#decision-title") == title
+    return titles
+
+
+def test_the_koikoi_decision_comes_as_a_dialog(referee: RefereeProcess, browser: Browser) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    titles = play_script_at_seat_0(referee, page, koikoi_request(), KOIKOI_SCRIPT)
+    assert titles == ["Koi-koi or stop?"]
+    assert page.inner_text("#status").startswith("Game over")
+    story = page.inner_text("#events")
+    assert "You called koi-koi (1)." in story and "Bob" in story
+    assert [row[0] for row in final_rows(page)] == ["Ann", "Bob"]
+    watched.assert_clean()
+
+
+def test_the_sage_decision_and_a_target_choice_come_as_dialogs(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    titles = play_script_at_seat_0(referee, page, hachi_request(), HACHI_SCRIPT)
+    assert titles == ["Choose a card to take", "Sage or shōbu?"]
+    shot(page, "hachihachi-after-shobu")
+    assert page.inner_text("#status").startswith("Game over")
+    assert "You called shōbu." in page.inner_text("#events")
+    watched.assert_clean()
