@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -59,6 +60,7 @@ class Config:
     workers: int = 1
     otlp_endpoint: str | None = None
     table: bool = True
+    trusted_proxies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("grpc_port", "http_port"):
@@ -98,6 +100,11 @@ class Config:
                 f"{self.workers} workers need a shared store: set a Redis URL (the in-process "
                 "store is one process's own, so workers would not see each other's games)"
             )
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(proxy)
+            except ValueError as error:
+                raise ValueError(f"trusted proxy: {error}") from None
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
         self.store_settings()
 
@@ -154,8 +161,8 @@ def _optional(text: str) -> str | None:
     return text or None
 
 
-def _origins(text: str) -> tuple[str, ...]:
-    return tuple(o.strip() for o in text.split(",") if o.strip())
+def _comma_separated(text: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
 def available_cores() -> int:
@@ -231,7 +238,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
     "request_timeout": ("HANAFUDA_REQUEST_TIMEOUT", float),
     "api_key": ("HANAFUDA_API_KEY", _optional),
-    "cors_origins": ("HANAFUDA_CORS_ORIGINS", _origins),
+    "cors_origins": ("HANAFUDA_CORS_ORIGINS", _comma_separated),
     "log_format": ("HANAFUDA_LOG_FORMAT", str),
     "log_level": ("HANAFUDA_LOG_LEVEL", str),
     "allow_testing": ("HANAFUDA_ALLOW_TESTING", _bool),
@@ -244,6 +251,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "workers": ("HANAFUDA_WORKERS", _workers),
     "otlp_endpoint": ("OTEL_EXPORTER_OTLP_ENDPOINT", _optional),
     "table": ("HANAFUDA_TABLE", _bool),
+    "trusted_proxies": ("HANAFUDA_TRUSTED_PROXIES", _comma_separated),
 }
 
 #: Every environment variable the service reads.
@@ -260,6 +268,7 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "tls_key": "plain text",
     "tls_client_ca": "no client certificate",
     "cors_origins": "CORS off",
+    "trusted_proxies": "X-Forwarded-For is ignored",
     "max_watchers": "0: no limit",
     "watchers_per_game": "0: no limit",
     "watchers_per_client": "0: no limit",
@@ -365,6 +374,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--otlp-endpoint",
         "OTLP/gRPC collector to send traces to (http://host:4317 for plain text)",
         metavar="URL",
+    )
+    add(
+        "--trusted-proxy",
+        "an address or network (CIDR) of a proxy whose X-Forwarded-For names the client, for "
+        "the per-client limits; repeat for several (the variable: comma-separated)",
+        dest="trusted_proxies",
+        action="append",
     )
     add(
         "--no-table",

@@ -42,6 +42,7 @@ import grpc
 import uvicorn
 from litestar.handlers import HTTPRouteHandler
 
+from hanafuda_referee.calls.forwarding import TrustedProxies
 from hanafuda_referee.config import Config
 from hanafuda_referee.grpc.server import GrpcServer, tls_credentials
 from hanafuda_referee.hosting.limits import CreationLimit
@@ -346,6 +347,7 @@ async def serve(
         extra_handlers=services.grpc,
         credentials=credentials,
         reuse_port=reuse_port,
+        trusted_proxies=TrustedProxies.parse(config.trusted_proxies),
     )
     factory = _http_factory()
     try:
@@ -407,6 +409,10 @@ async def serve(
                 timeout_graceful_shutdown=int(config.shutdown_grace) or None,
                 ssl_certfile=config.tls_cert or None,
                 ssl_keyfile=config.tls_key or None,
+                # uvicorn would otherwise take X-Forwarded-For from any peer on 127.0.0.1 and
+                # rewrite the client's address: only --trusted-proxy decides whom to believe,
+                # on both transports alike (calls/forwarding.py).
+                proxy_headers=False,
             )
         )
         http_task = asyncio.create_task(http.serve(sockets=[http_socket]), name="http")

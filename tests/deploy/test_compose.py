@@ -11,6 +11,7 @@ skip otherwise.
 from __future__ import annotations
 
 import concurrent.futures
+import ipaddress
 import os
 import re
 import secrets
@@ -310,6 +311,25 @@ def test_the_load_balancer_is_one_entry_point_for_both_transports(
         "backend", _frontend_for(haproxy_config, defaults.http_port).one("default_backend")[0]
     )
     assert http_backend.one("http-check send") == ["meth", "GET", "uri", "/readyz"]
+
+
+@pytest.mark.parametrize("compose_file", COMPOSE_FILES)
+def test_the_replicas_trust_the_load_balancer_alone_to_name_clients(
+    compose_file: str, haproxy_config: HAProxyConfig
+) -> None:
+    # HAProxy names each client in X-Forwarded-For (HTTP and gRPC alike)...
+    assert haproxy_config.section("defaults").all("option forwardfor") == [[]]
+    # ...and the replicas believe that header from the balancer's fixed address only: no other
+    # container (nor the host, through a replica's published port) can take that address.
+    document = load_compose(DEPLOY / compose_file, {"REDIS_PASSWORD": PASSWORD})
+    services = document["services"]
+    (network,) = _load_balancer(services)["networks"].values()
+    balancer = ipaddress.ip_address(network["ipv4_address"])
+    for service in _referees(services).values():
+        assert _config(service).trusted_proxies == (str(balancer),)
+    (pool,) = document["networks"]["default"]["ipam"]["config"]
+    assert balancer in ipaddress.ip_network(pool["subnet"])
+    assert balancer not in ipaddress.ip_network(pool["ip_range"])
 
 
 def test_the_load_balancer_streams_events_unbuffered(haproxy_config: HAProxyConfig) -> None:

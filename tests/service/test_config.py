@@ -33,6 +33,9 @@ def test_flags_override_the_environment() -> None:
     assert config.redis_url == "redis://secret@cache:6379/0"
     assert parse([], env).cors_origins == ("https://a.example", "https://b.example")
     assert parse(["--allow-testing-features"], {}).allow_testing
+    proxies = {"HANAFUDA_TRUSTED_PROXIES": "10.0.0.0/8, ::1"}
+    assert parse([], proxies).trusted_proxies == ("10.0.0.0/8", "::1")
+    assert parse(["--trusted-proxy", "192.0.2.1"], proxies).trusted_proxies == ("192.0.2.1",)
     # Secrets stay out of the representation that logs and tracebacks print.
     assert "secret" not in repr(config) and "'k'" not in repr(config)
     assert config.store_settings().key_prefix == "hanafuda:"
@@ -49,6 +52,8 @@ def test_flags_override_the_environment() -> None:
         (["--finished-game-ttl", "0"], {}),
         ([], {"HANAFUDA_MAX_WATCHERS": "-1"}),
         (["--max-watchers", "-5"], {}),
+        (["--trusted-proxy", "10.0.0.1/8"], {}),
+        ([], {"HANAFUDA_TRUSTED_PROXIES": "10.0.0.0/8, proxy.example"}),
     ],
 )
 def test_bad_values_are_refused(argv: list[str], env: dict[str, str]) -> None:

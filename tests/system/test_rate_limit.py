@@ -101,3 +101,59 @@ async def test_a_refusal_reads_the_same_through_the_test_clients(
                 await client.create(REQUEST, api_key=key)
             assert raised.value.reason == "RATE_LIMITED"
             assert raised.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+#: Clients a trusted proxy names (documentation addresses, RFC 5737).
+FAR_CLIENT, OTHER_FAR_CLIENT = "203.0.113.7", "203.0.113.8"
+
+
+def _create_forwarded_http(process: RefereeProcess, forwarded_for: str) -> httpx.Response:
+    return httpx.post(
+        f"{process.http_url}/v1/games",
+        json=BODY,
+        headers={"x-forwarded-for": forwarded_for},
+        timeout=10,
+    )
+
+
+def _create_forwarded_grpc(process: RefereeProcess, forwarded_for: str) -> grpc.StatusCode:
+    with grpc.insecure_channel(process.grpc_target) as channel:
+        try:
+            service_pb2_grpc.RefereeServiceStub(channel).CreateGame(
+                REQUEST, timeout=10, metadata=(("x-forwarded-for", forwarded_for),)
+            )
+        except grpc.RpcError as error:
+            return error.code()
+    return grpc.StatusCode.OK
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_bucket(
+    tmp_path: Path, key_prefix: str
+) -> None:
+    # The tests' requests come from 127.0.0.1: here it stands for the load balancer.
+    env = {**redis_env(key_prefix), **LIMIT, "HANAFUDA_TRUSTED_PROXIES": "127.0.0.1/32"}
+    with RefereeProcess(tmp_path, env=env, allow_testing=False) as referee:
+        # One far client's burst, over both transports; the proxy appended what it saw.
+        assert _create_forwarded_http(referee, FAR_CLIENT).status_code == 200
+        assert _create_forwarded_grpc(referee, FAR_CLIENT) == grpc.StatusCode.OK
+        assert _create_forwarded_http(referee, f"{FAR_CLIENT}, 127.0.0.1").status_code == 200
+        assert _create_forwarded_http(referee, FAR_CLIENT).status_code == 429
+        assert _create_forwarded_grpc(referee, FAR_CLIENT) == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # Whatever the far client wrote before the proxy's entry is not believed.
+        spoofed = f"{OTHER_FAR_CLIENT}, {FAR_CLIENT}"
+        assert _create_forwarded_http(referee, spoofed).status_code == 429
+        # Another far client, and the proxy's own requests, have buckets of their own.
+        assert _create_forwarded_grpc(referee, OTHER_FAR_CLIENT) == grpc.StatusCode.OK
+        assert _create_http(referee).status_code == 200
+
+
+def test_without_trusted_proxies_a_forwarded_address_is_not_believed(
+    tmp_path: Path, key_prefix: str
+) -> None:
+    env = {**redis_env(key_prefix), **LIMIT}
+    with RefereeProcess(tmp_path, env=env, allow_testing=False) as referee:
+        # A client naming another address each time is still one client: its own.
+        for n in range(3):
+            assert _create_forwarded_http(referee, f"203.0.113.{n}").status_code == 200
+        assert _create_forwarded_http(referee, "203.0.113.50").status_code == 429
+        assert _create_forwarded_grpc(referee, "203.0.113.51") == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -53,6 +53,7 @@ from hanafuda_referee.calls.caller import (
     sent_twice,
 )
 from hanafuda_referee.calls.errors import DOMAIN, RETRY_AFTER, ApiError
+from hanafuda_referee.calls.forwarding import NO_PROXIES, TrustedProxies
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.observability.logs import observe
 
@@ -104,14 +105,19 @@ def _internal_status() -> status_pb2.Status:
 
 
 def caller_from_metadata(
-    metadata: Any, transport: str = "grpc", address: str = ""
+    metadata: Any,
+    transport: str = "grpc",
+    address: str = "",
+    proxies: TrustedProxies = NO_PROXIES,
 ) -> tuple[Caller, ApiError | None]:
     """The :class:`Caller` of a request's invocation metadata (pairs of key and value), and
     the refusal its credentials earn, read as HTTP reads its headers: ``authorization`` must be
     ``Bearer <token>`` (:func:`~hanafuda_referee.calls.caller.bearer_token`), and neither it nor
-    ``x-api-key`` may come twice. With a refusal, the caller carries the request id alone (its line
-    names no seat)."""
+    ``x-api-key`` may come twice. ``address`` is the peer's; when the peer is one of the trusted
+    ``proxies``, its ``x-forwarded-for`` names the client. With a refusal, the caller carries the
+    request id alone (its line names no seat)."""
     credentials: dict[str, str] = {}
+    forwarded: list[str] = []
     request_id = ""
     trace_parent: str | None = None
     refusal: ApiError | None = None
@@ -124,11 +130,15 @@ def caller_from_metadata(
             credentials[key] = value
         elif key == "x-request-id":
             request_id = value[:128]
+        elif key == "x-forwarded-for":
+            forwarded.append(value)
         elif key == "traceparent":
             # Sent twice: W3C Trace Context has the call start a trace of its own.
             trace_parent = value if trace_parent is None else ""
     request_id = request_id or new_request_id()
     parent = trace_parent or ""
+    if forwarded and proxies:
+        address = proxies.client_address(address, forwarded)
     authorization = credentials.get("authorization")
     token: str | None = None
     if refusal is None and authorization is not None:
@@ -191,12 +201,14 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2
 
 
 def _caller_of(
-    request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
+    request: Message | _Refused,
+    context: grpc.aio.ServicerContext[Any, Any],
+    proxies: TrustedProxies,
 ) -> tuple[Caller, ApiError | None]:
     """Who makes a call, and what refuses it before its method runs: its credentials, else a
     request the deserializer would not parse."""
     caller, refusal = caller_from_metadata(
-        context.invocation_metadata(), address=peer_host(context.peer())
+        context.invocation_metadata(), address=peer_host(context.peer()), proxies=proxies
     )
     if refusal is None and isinstance(request, _Refused):
         refusal = request.error
@@ -204,12 +216,12 @@ def _caller_of(
 
 
 def _unary_handler(
-    name: str, method: Callable[[Message, Caller], Awaitable[Message]]
+    name: str, method: Callable[[Message, Caller], Awaitable[Message]], proxies: TrustedProxies
 ) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]:
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Message:
-        caller, refusal = _caller_of(request, context)
+        caller, refusal = _caller_of(request, context, proxies)
         try:
             async with observe(name, caller):
                 if refusal is not None:
@@ -226,12 +238,12 @@ def _unary_handler(
 
 
 def _stream_handler(
-    name: str, method: Callable[[Message, Caller], AsyncIterator[Message]]
+    name: str, method: Callable[[Message, Caller], AsyncIterator[Message]], proxies: TrustedProxies
 ) -> Callable[[Message | _Refused, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Message]]:
     async def handle(
         request: Message | _Refused, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
-        caller, refusal = _caller_of(request, context)
+        caller, refusal = _caller_of(request, context, proxies)
         try:
             async with observe(name, caller):
                 if refusal is not None:
@@ -248,11 +260,15 @@ def _stream_handler(
 
 
 def referee_handler(
-    referee: Referee, *, max_request_bytes: int = 1024 * 1024
+    referee: Referee,
+    *,
+    max_request_bytes: int = 1024 * 1024,
+    trusted_proxies: TrustedProxies = NO_PROXIES,
 ) -> grpc.GenericRpcHandler:
     """The generic handler of ``RefereeService``: each RPC calls the referee's method of the
     same name, with the request and response types of the service descriptor; a request over
-    ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE`` before it is parsed."""
+    ``max_request_bytes`` is refused with ``REQUEST_TOO_LARGE`` before it is parsed. A call from
+    one of ``trusted_proxies`` is its ``x-forwarded-for`` client's."""
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for rpc in _SERVICE.methods:
         request_type: type[Message] = getattr(service_pb2, rpc.input_type.name)
@@ -260,13 +276,13 @@ def referee_handler(
         method = getattr(referee, rpc.name)
         if rpc.server_streaming:
             handlers[rpc.name] = grpc.unary_stream_rpc_method_handler(
-                _stream_handler(rpc.name, method),
+                _stream_handler(rpc.name, method, trusted_proxies),
                 request_deserializer=_request_deserializer(request_type, max_request_bytes),
                 response_serializer=response_type.SerializeToString,
             )
         else:
             handlers[rpc.name] = grpc.unary_unary_rpc_method_handler(
-                _unary_handler(rpc.name, method),
+                _unary_handler(rpc.name, method, trusted_proxies),
                 request_deserializer=_request_deserializer(request_type, max_request_bytes),
                 response_serializer=response_type.SerializeToString,
             )
@@ -321,7 +337,7 @@ class GrpcServer:
     ``extra_handlers`` serve further services on the same port. ``credentials``: serve TLS
     with them (see :func:`tls_credentials`) instead of plain text. ``reuse_port``: bind with
     ``SO_REUSEPORT``, so that the workers of one service share the port (off, a port in use is
-    refused).
+    refused). ``trusted_proxies``: the peers whose ``x-forwarded-for`` names their client.
     """
 
     def __init__(
@@ -336,6 +352,7 @@ class GrpcServer:
         extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
         credentials: grpc.ServerCredentials | None = None,
         reuse_port: bool = False,
+        trusted_proxies: TrustedProxies = NO_PROXIES,
     ) -> None:
         self._referee = referee
         self._address = f"{host}:{port}"
@@ -377,7 +394,12 @@ class GrpcServer:
             ]
         )
         self._server.add_generic_rpc_handlers(
-            (referee_handler(referee, max_request_bytes=max_request_bytes), *extra_handlers)
+            (
+                referee_handler(
+                    referee, max_request_bytes=max_request_bytes, trusted_proxies=trusted_proxies
+                ),
+                *extra_handlers,
+            )
         )
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)

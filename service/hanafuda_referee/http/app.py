@@ -56,6 +56,7 @@ from hanafuda_referee.calls.caller import (
     takes_query_token,
 )
 from hanafuda_referee.calls.errors import RETRY_AFTER, ApiError
+from hanafuda_referee.calls.forwarding import NO_PROXIES, TrustedProxies
 from hanafuda_referee.hosting.referee import reply_method
 from hanafuda_referee.http.errors import error_body, transport_error_body
 from hanafuda_referee.http.openapi import build_openapi
@@ -127,6 +128,7 @@ class _Settings:
     cors_origins: tuple[str, ...]
     keepalive_seconds: float
     first_item_seconds: float
+    trusted_proxies: TrustedProxies
 
 
 def _settings(config: object | None) -> _Settings:
@@ -141,6 +143,7 @@ def _settings(config: object | None) -> _Settings:
         first_item_seconds=float(
             getattr(config, "sse_first_item_seconds", _DEFAULT_FIRST_ITEM_SECONDS)
         ),
+        trusted_proxies=TrustedProxies.parse(getattr(config, "trusted_proxies", None) or ()),
     )
 
 
@@ -150,7 +153,9 @@ def create_app(referee: object, config: object | None = None) -> Litestar:
     ``config`` is read for ``max_request_bytes`` (default 64 KiB), ``cors_origins`` (allowed
     browser origins; none by default, which turns CORS off), ``api_key`` (only for the OpenAPI
     document to say the server has one: the referee itself checks ``Caller.api_key`` on the
-    methods that need it), ``table`` (serve the browser table at ``/``; default on), and, mostly
+    methods that need it), ``table`` (serve the browser table at ``/``; default on),
+    ``trusted_proxies`` (the proxies whose ``X-Forwarded-For`` names the client: see
+    :mod:`~hanafuda_referee.calls.forwarding`; none by default), and, mostly
     for tests,
     ``sse_keepalive_seconds`` (default 15) and ``sse_first_item_seconds`` (default 1).
     """
@@ -300,7 +305,14 @@ def _shown_path(request: Request[Any, Any, Any]) -> str:
 
 #: The request headers the RPC handlers read.
 _READ_HEADERS = frozenset(
-    {b"authorization", b"x-api-key", b"content-length", b"content-type", b"traceparent"}
+    {
+        b"authorization",
+        b"x-api-key",
+        b"content-length",
+        b"content-type",
+        b"traceparent",
+        b"x-forwarded-for",
+    }
 )
 
 
@@ -313,6 +325,10 @@ def _headers(scope: Scope) -> dict[bytes, str]:
     for name, value in scope.get("headers", ()):
         name = name.lower()
         if name in _READ_HEADERS:
+            if name == b"x-forwarded-for" and name in found:
+                # Several are one list, in order (RFC 9110, 5.3).
+                found[name] += ", " + value.decode("latin-1")
+                continue
             if name in found and name in (b"content-type", b"traceparent"):
                 # Two media types: neither is taken for JSON. Two trace parents: W3C Trace
                 # Context has the request start a trace of its own.
@@ -324,9 +340,15 @@ def _headers(scope: Scope) -> dict[bytes, str]:
     return found
 
 
-def _caller(scope: Scope, headers: dict[bytes, str], query_token: str | None = None) -> Caller:
+def _caller(
+    scope: Scope,
+    headers: dict[bytes, str],
+    query_token: str | None = None,
+    proxies: TrustedProxies = NO_PROXIES,
+) -> Caller:
     """Who calls: the bearer token (or ``query_token``, the route's ``access_token``), the API
-    key and the request id. The transport checks only their form; which method needs which
+    key, the request id and the client's address (its peer's, or what a trusted proxy among
+    ``proxies`` says of it). The transport checks only their form; which method needs which
     credential is the referee's business."""
     token = query_token
     authorization = headers.get(b"authorization")
@@ -345,9 +367,16 @@ def _caller(scope: Scope, headers: dict[bytes, str], query_token: str | None = N
         api_key=headers.get(b"x-api-key"),
         request_id=request_id_of(scope),
         transport="http",
-        address=client[0] if client else "",
+        address=_client_address(client[0] if client else "", headers, proxies),
         trace_parent=headers.get(b"traceparent", ""),
     )
+
+
+def _client_address(peer: str, headers: dict[bytes, str], proxies: TrustedProxies) -> str:
+    forwarded = headers.get(b"x-forwarded-for")
+    if forwarded is None or not proxies:
+        return peer
+    return proxies.client_address(peer, (forwarded,))
 
 
 def _too_large(limit: int) -> ApiError:
@@ -502,7 +531,7 @@ def _rpc_handler(
         try:
             query, query_token = _split_query_token(binding, _query(request))
             headers = _headers(request.scope)
-            caller = _caller(request.scope, headers, query_token)
+            caller = _caller(request.scope, headers, query_token, settings.trusted_proxies)
             body = b""
             if binding.body:
                 media_type = headers.get(b"content-type")
