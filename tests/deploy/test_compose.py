@@ -11,6 +11,7 @@ skip otherwise.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import ipaddress
 import os
 import re
@@ -26,7 +27,7 @@ from urllib.parse import urlsplit
 import grpc
 import httpx
 import pytest
-from hanafuda.v1 import service_pb2, service_pb2_grpc
+from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
 from hanafuda_referee.config import VARIABLES, Config
 from hanafuda_referee.store.factory import parse_store_url
@@ -387,39 +388,55 @@ def _served(process: RefereeProcess, method: str, transport: str) -> float:
     )
 
 
-@pytest.fixture
-def balanced_referees(tmp_path: Path) -> Iterator[tuple[dict[str, RefereeProcess], int, int]]:
-    """Two referees on the shared Redis behind HAProxy with deploy/haproxy.cfg: the replicas
-    and HAProxy's HTTP and gRPC ports."""
+@contextlib.contextmanager
+def _balanced(
+    directory: Path, env: dict[str, str] | None = None, source: str | None = None
+) -> Iterator[tuple[dict[str, RefereeProcess], int, int]]:
+    """Two referees on the shared Redis (with ``env`` besides) behind HAProxy with
+    deploy/haproxy.cfg: the replicas and HAProxy's HTTP and gRPC ports. ``source``: the address
+    HAProxy connects to the replicas from (its own ``source`` directive)."""
     assert HAPROXY is not None
     with owned_prefix() as prefix:
-        env = {"REDIS_URL": SHARED_REDIS_URL, "HANAFUDA_KEY_PREFIX": prefix}
+        shared = {"REDIS_URL": SHARED_REDIS_URL, "HANAFUDA_KEY_PREFIX": prefix, **(env or {})}
         referees = {
-            name: RefereeProcess(tmp_path, env=env, allow_testing=False, name=name)
+            name: RefereeProcess(directory, env=shared, allow_testing=False, name=name)
             for name in ("referee-a", "referee-b")
         }
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            list(pool.map(RefereeProcess.start, referees.values()))
-        http_port, grpc_port = free_port(), free_port()
-        config = tmp_path / "haproxy.cfg"
-        config.write_text(_local_config(HAPROXY_CONFIG, referees, http_port, grpc_port))
-        log = (tmp_path / "haproxy.log").open("ab")
-        haproxy = subprocess.Popen(
-            [HAPROXY, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT
-        )
-        log.close()
+        haproxy: subprocess.Popen[bytes] | None = None
         try:
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                list(pool.map(RefereeProcess.start, referees.values()))
+            http_port, grpc_port = free_port(), free_port()
+            text = _local_config(HAPROXY_CONFIG, referees, http_port, grpc_port)
+            if source is not None:
+                mode = "\n    mode http\n"
+                text = text.replace(mode, f"{mode}    source {source}\n", 1)
+            config = directory / "haproxy.cfg"
+            config.write_text(text)
+            log = (directory / "haproxy.log").open("ab")
+            haproxy = subprocess.Popen(
+                [HAPROXY, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT
+            )
+            log.close()
             deadline = time.monotonic() + 10
             while not (port_answers(http_port) and port_answers(grpc_port)):
-                assert haproxy.poll() is None, (tmp_path / "haproxy.log").read_text()
+                assert haproxy.poll() is None, (directory / "haproxy.log").read_text()
                 assert time.monotonic() < deadline, "haproxy did not listen"
                 time.sleep(0.02)
             yield referees, http_port, grpc_port
         finally:
-            haproxy.terminate()
-            haproxy.wait(timeout=10)
+            if haproxy is not None:
+                haproxy.terminate()
+                haproxy.wait(timeout=10)
             for referee in referees.values():
                 referee.stop()
+
+
+@pytest.fixture
+def balanced_referees(tmp_path: Path) -> Iterator[tuple[dict[str, RefereeProcess], int, int]]:
+    """Two referees behind HAProxy (:func:`_balanced`)."""
+    with _balanced(tmp_path) as balanced:
+        yield balanced
 
 
 @needs_haproxy
@@ -454,6 +471,37 @@ def test_through_the_load_balancer_calls_spread_and_events_stream(
             first = next(line for line in events.iter_lines() if line.startswith("data:"))
             assert time.monotonic() - started < 3
     assert game in first
+
+
+@needs_haproxy
+def test_through_the_load_balancer_a_client_is_its_own_address_not_what_it_claims(
+    tmp_path: Path,
+) -> None:
+    # HAProxy reaches the replicas from 127.0.0.2, the one address they trust to name clients
+    # (the compose files trust the balancer's fixed address); the test's client is 127.0.0.1.
+    env = {
+        "HANAFUDA_TRUSTED_PROXIES": "127.0.0.2",
+        "HANAFUDA_CREATE_RATE": "1",
+        "HANAFUDA_CREATE_BURST": "2",
+    }
+    body = {"kind": "GAME_KIND_KOI_KOI", "players": ["ann", "bob"]}
+    request = service_pb2.CreateGameRequest(kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"])
+    with _balanced(tmp_path, env, source="127.0.0.2") as (referees, http_port, grpc_port):
+        # Each request claims another address; HAProxy appends the one it saw, which the
+        # replicas believe: every request spends the bucket of 127.0.0.1.
+        with httpx.Client(base_url=f"http://127.0.0.1:{http_port}", timeout=5) as client:
+            for n, status in ((1, 200), (2, 200), (3, 429)):
+                claim = {"x-forwarded-for": f"203.0.113.{n}"}
+                assert client.post("/v1/games", json=body, headers=claim).status_code == status
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            stub = service_pb2_grpc.RefereeServiceStub(channel)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CreateGame(request, timeout=5, metadata=(("x-forwarded-for", "203.0.113.4"),))
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # Straight to a replica the client is 127.0.0.1 too: the same, spent, bucket (had the
+        # replicas not believed HAProxy, its requests would have spent 127.0.0.2's).
+        direct = httpx.post(f"{referees['referee-a'].http_url}/v1/games", json=body, timeout=5)
+        assert direct.status_code == 429
 
 
 def test_the_deploy_readme_names_only_real_settings() -> None:
