@@ -6,25 +6,14 @@ Not a timed test, nor a strength test: a handful of games on a tiny budget.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.benchmarks.bots import koikoi_preset, schedule, wilson
-
-_ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.scripts import run_script
 
 
 def _run(out: Path, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks.bots", "--out", str(out), *args],
-        cwd=_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return done.stdout
+    return run_script("bots", "--out", str(out), *args)
 
 
 def test_the_script_records_every_pairing_and_resumes(tmp_path: Path) -> None:

@@ -6,15 +6,11 @@ Not a timed test: it checks what the script replays and that it prints a figure,
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hanafuda.v1 import moves_pb2
 from tests.benchmarks.move_path import record_elsewhere
-
-_ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.scripts import run_script
 
 
 @pytest.mark.parametrize(("kind", "seats"), [("koikoi", {0, 1}), ("hachihachi", {0, 1, 2})])
@@ -29,15 +25,7 @@ def test_each_slice_holds_other_games_recorded_to_their_end(kind: str, seats: se
 
 
 def _run(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks.move_path", "--games", "2", "--runs", "1", *args],
-        cwd=_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return done.stdout
+    return run_script("move_path", "--games", "2", "--runs", "1", *args)
 
 
 def _microseconds(output: str) -> float:

@@ -7,36 +7,24 @@ what the script reports of Redis's connections (the watchers share one), not how
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from tests.benchmarks.scripts import run_script
 from tests.store.servers import REDIS_SERVER
-
-_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
 def test_the_script_measures_both_transports_with_one_connection_for_the_watchers() -> None:
-    arguments = ["--watchers", "20", "--games", "2", "--runs", "1"]
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks.watchers", *arguments],
-        cwd=_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
+    output = run_script("watchers", "--watchers", "20", "--games", "2", "--runs", "1")
     reports = re.findall(
         r"^  (grpc|http) +20 watchers: +([0-9.]+) ms .* Redis connections while they follow: "
         r"(\d+)$",
-        done.stdout,
+        output,
         re.MULTILINE,
     )
-    assert [transport for transport, _, _ in reports] == ["grpc", "http"], done.stdout
+    assert [transport for transport, _, _ in reports] == ["grpc", "http"], output
     for _, per_move, connections in reports:
         assert float(per_move) > 0
         # The service's few connections and the script's own: not one per watcher.
         assert int(connections) < 10
-    assert "reproduce: " in done.stdout
+    assert "reproduce: " in output

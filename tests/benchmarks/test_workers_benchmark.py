@@ -4,31 +4,19 @@ medians and the ratio. Not a timed test: it checks what the script prints, not h
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from tests.benchmarks.scripts import run_script
 from tests.store.servers import REDIS_SERVER
-
-_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
 def test_the_script_measures_one_and_two_workers_and_prints_the_ratio() -> None:
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "tests.benchmarks.workers"),
-            *("--runs", "1", "--duration", "1", "--warmup", "0.5"),
-            *("--processes", "1", "--lanes", "4"),
-        ],
-        cwd=_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
+    output = run_script(
+        "workers",
+        *("--runs", "1", "--duration", "1", "--warmup", "0.5"),
+        *("--processes", "1", "--lanes", "4"),
     )
-    output = done.stdout
     assert "ERRORS" not in output, output
     rates = re.findall(r"^  ([12]) worker\(s\): +(\d+) moves/s", output, flags=re.MULTILINE)
     assert [count for count, _ in rates] == ["1", "2"], output
