@@ -19,12 +19,14 @@ generated messages (the ``import-linter`` contracts in pyproject.toml).
 
 from .call_spans import CallSpan, CallSpans
 from .contract import (
+    BotTurn,
     CommitResult,
     Committed,
     Conflict,
     Duplicate,
     GameRecord,
     GameStore,
+    QueueStats,
     VersionedEvents,
 )
 from .errors import GameExists, GameNotFound, StoreError, StoreFull, StoreUnavailable
@@ -34,6 +36,7 @@ from .redis_store import RedisStore
 from .settings import StoreSettings
 
 __all__ = [
+    "BotTurn",
     "CallSpan",
     "CallSpans",
     "CommitResult",
@@ -45,6 +48,7 @@ __all__ = [
     "GameRecord",
     "GameStore",
     "MemoryStore",
+    "QueueStats",
     "RedisStore",
     "StoreError",
     "StoreFull",

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 __all__ = [
+    "BotTurn",
     "CommitResult",
     "Committed",
     "Conflict",
     "Duplicate",
     "GameRecord",
     "GameStore",
+    "QueueStats",
     "VersionedEvents",
 ]
 
@@ -71,6 +73,31 @@ class Conflict:
 
     version: int
     state: bytes
+
+
+class BotTurn(NamedTuple):
+    """A bot seat's turn taken from the bot queue (see :meth:`GameStore.take_bot_turns`).
+
+    ``receipt`` is the store's own name of the entry (a stream entry id on Redis), to give back to
+    :meth:`GameStore.finish_bot_turn`; ``game_id`` and ``version`` are what
+    :meth:`GameStore.push_bot_turn` was given; ``queued_ms`` is when it was pushed (Unix
+    milliseconds, the store's clock where it has one); ``deliveries`` counts how many times the
+    turn was handed to a worker, this time included (above 1: a worker died or stalled with it).
+    """
+
+    receipt: str
+    game_id: str
+    version: int
+    queued_ms: int
+    deliveries: int
+
+
+class QueueStats(NamedTuple):
+    """The bot queue at a glance, for metrics: turns pushed and not yet finished (waiting or
+    being decided), and when the oldest of them was pushed (None: the queue is empty)."""
+
+    depth: int
+    oldest_queued_ms: int | None
 
 
 #: What :meth:`GameStore.commit` returns; callers ``match`` on the three cases.
@@ -181,6 +208,39 @@ class GameStore(Protocol):
         ``deadline_ms`` (None: remove it): what a sweeper does once it has applied the
         timeouts due. An entry moved since (a commit proposed another deadline) is left alone.
         """
+        ...
+
+    async def push_bot_turn(self, game_id: str, version: int) -> None:
+        """Queue a bot seat's turn: the game at (store) ``version`` waits for a bot's decision
+        (PLAY.md, "Bots think off the request path"). Called after the commit that hands the
+        turn to a bot seat; pushing the same game and version twice is harmless (the worker
+        that comes second finds the game moved on, or its commit answered as a retry).
+
+        On Redis the queue is a stream per partition (the partition from the game id, so that on a
+        cluster the partitions spread over the masters) read by one consumer group; the
+        in-process store keeps its own queue with the same behaviour.
+        """
+        ...
+
+    async def take_bot_turns(
+        self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
+    ) -> list[BotTurn]:
+        """Up to ``count`` turns for worker ``consumer`` (a name unique to one worker process):
+        first turns that another consumer was handed more than ``reclaim_after_ms`` ago and
+        never finished (it died or stalled: ``XAUTOCLAIM``), then new turns in the order they
+        were pushed (``XREADGROUP``). Waits up to ``block_ms`` for a turn when none is there
+        (0: answer at once). A turn stays pending, and will be handed out again once
+        ``reclaim_after_ms`` has passed, until :meth:`finish_bot_turn`.
+        """
+        ...
+
+    async def finish_bot_turn(self, turn: BotTurn) -> None:
+        """Remove a turn from the queue for good (decided and committed, or dropped because its
+        game moved on or is gone). Finishing a turn twice is harmless."""
+        ...
+
+    async def bot_queue_stats(self) -> QueueStats:
+        """How many turns are queued or being decided, and the oldest one's push time."""
         ...
 
     async def events(self, game_id: str, after_version: int, limit: int) -> list[VersionedEvents]:
