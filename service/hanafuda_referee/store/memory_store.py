@@ -12,6 +12,13 @@ expiry order, so the sweep stops at the first live game and costs O(1) amortised
 
 Watchers wait on an :class:`asyncio.Event` per game that each commit sets and replaces, so they
 wake immediately; they also wake every ``watch_block`` to notice that a game expired.
+
+The bot queue is a FIFO of turns not yet handed out plus, in the order they were handed out, the
+turns a worker holds (pending) until it finishes them, as a Redis consumer group keeps them. A
+pending turn handed out ``reclaim_after_ms`` ago or more (on the store's clock) goes to the next
+worker that asks. A worker with nothing to take waits on an :class:`asyncio.Event` that every
+push sets and replaces. Push times are Unix milliseconds as the store's clock counts them from
+the store's creation, so a test's fake clock moves them too.
 """
 
 from __future__ import annotations
@@ -24,11 +31,13 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from .contract import (
+    BotTurn,
     CommitResult,
     Committed,
     Conflict,
     Duplicate,
     GameRecord,
+    QueueStats,
     VersionedEvents,
 )
 from .errors import GameExists, GameNotFound, StoreFull
@@ -39,8 +48,10 @@ from .validation import (
     check_bytes,
     check_events,
     check_game_id,
+    check_queue_take,
     check_range,
     check_request_id,
+    check_version,
 )
 
 __all__ = ["MemoryStore"]
@@ -73,6 +84,19 @@ class _Game:
         self.changed = asyncio.Event()
 
 
+@dataclass(slots=True, eq=False)
+class _QueuedTurn:
+    """A turn in the bot queue: waiting (never handed out) or pending with a worker."""
+
+    game_id: str
+    version: int
+    queued_ms: int
+    #: How many times the turn was handed out (0: waiting).
+    deliveries: int = 0
+    #: The store's clock when it was last handed out.
+    delivered_at: float = 0.0
+
+
 class MemoryStore:
     """A :class:`~.contract.GameStore` kept in a dict of this process."""
 
@@ -102,6 +126,16 @@ class MemoryStore:
         #: The index of deadlines (turn clocks): game id -> deadline, Unix milliseconds.
         self._deadlines: dict[str, int] = {}
         self._bucket_sweep_at = _MIN_BUCKET_SWEEP
+        #: The bot queue: turns never handed out, in push order, and turns a worker holds, in
+        #: the order they were first handed out (which is push order too), both by receipt.
+        self._waiting_turns: dict[str, _QueuedTurn] = {}
+        self._pending_turns: dict[str, _QueuedTurn] = {}
+        self._turns_pushed = 0
+        #: Set (and replaced) on every push, to wake the workers waiting for a turn.
+        self._turn_pushed = asyncio.Event()
+        #: Unix time when the store's clock read 0, so push times are Unix milliseconds that
+        #: move with the store's clock (a test's fake clock included).
+        self._unix_offset = time.time() - clock()
 
     # -- expiry -----------------------------------------------------------------------------
 
@@ -313,6 +347,80 @@ class MemoryStore:
         else:
             self._deadlines[game_id] = int(deadline_ms)
 
+    async def push_bot_turn(self, game_id: str, version: int) -> None:
+        """See :meth:`.contract.GameStore.push_bot_turn`."""
+        self._check_open()
+        check_game_id(game_id)
+        check_version(version)
+        self._turns_pushed += 1
+        queued_ms = round((self._unix_offset + self._clock()) * 1000)
+        self._waiting_turns[str(self._turns_pushed)] = _QueuedTurn(game_id, version, queued_ms)
+        self._turn_pushed.set()
+        self._turn_pushed = asyncio.Event()
+
+    async def take_bot_turns(
+        self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
+    ) -> list[BotTurn]:
+        """See :meth:`.contract.GameStore.take_bot_turns`."""
+        check_queue_take(consumer, count, block_ms, reclaim_after_ms)
+        loop = asyncio.get_running_loop()
+        give_up_at = loop.time() + block_ms / 1000
+        while True:
+            self._check_open()
+            # Take the event before looking: a push in between sets this very event.
+            pushed = self._turn_pushed
+            turns = self._take_turns(count, reclaim_after_ms)
+            left = give_up_at - loop.time()
+            if turns or left <= 0:
+                return turns
+            # Another worker may take the pushed turn first: then wait again, for what is left.
+            try:
+                async with asyncio.timeout(left):
+                    await pushed.wait()
+            except TimeoutError:
+                pass
+
+    def _take_turns(self, count: int, reclaim_after_ms: int) -> list[BotTurn]:
+        now = self._clock()
+        reclaim_before = now - reclaim_after_ms / 1000
+        taken: list[tuple[str, _QueuedTurn]] = []
+        # Pending turns stay in the order they were first handed out: a reclaimed one keeps its
+        # place, as in a Redis consumer group's pending list (ordered by entry id).
+        for receipt, turn in self._pending_turns.items():
+            if len(taken) == count:
+                break
+            if turn.delivered_at <= reclaim_before:
+                taken.append((receipt, turn))
+        while len(taken) < count and self._waiting_turns:
+            receipt = next(iter(self._waiting_turns))
+            turn = self._waiting_turns.pop(receipt)
+            self._pending_turns[receipt] = turn
+            taken.append((receipt, turn))
+        for _, turn in taken:
+            turn.deliveries += 1
+            turn.delivered_at = now
+        return [
+            BotTurn(receipt, turn.game_id, turn.version, turn.queued_ms, turn.deliveries)
+            for receipt, turn in taken
+        ]
+
+    async def finish_bot_turn(self, turn: BotTurn) -> None:
+        """See :meth:`.contract.GameStore.finish_bot_turn`."""
+        self._check_open()
+        self._pending_turns.pop(turn.receipt, None)
+        self._waiting_turns.pop(turn.receipt, None)
+
+    async def bot_queue_stats(self) -> QueueStats:
+        """See :meth:`.contract.GameStore.bot_queue_stats`."""
+        self._check_open()
+        firsts = [
+            next(iter(turns.values())).queued_ms
+            for turns in (self._pending_turns, self._waiting_turns)
+            if turns
+        ]
+        depth = len(self._pending_turns) + len(self._waiting_turns)
+        return QueueStats(depth=depth, oldest_queued_ms=min(firsts) if firsts else None)
+
     async def count_games(self) -> int:
         """Exact number of live games."""
         self._check_open()
@@ -336,7 +444,10 @@ class MemoryStore:
         self._games.clear()
         for queue in self._expiry:
             queue.clear()
+        self._waiting_turns.clear()
+        self._pending_turns.clear()
         self._closed = True
+        self._turn_pushed.set()  # the waiting workers find the store closed
 
 
 def _entries(game: _Game, after_version: int, limit: int) -> list[VersionedEvents]:

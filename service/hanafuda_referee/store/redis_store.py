@@ -92,11 +92,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .call_spans import CallSpan, CallSpans
 from .contract import (
+    BotTurn,
     CommitResult,
     Committed,
     Conflict,
     Duplicate,
     GameRecord,
+    QueueStats,
     VersionedEvents,
 )
 from .encoding import decode_record, pack_events, request_digest, unpack_events
@@ -679,6 +681,24 @@ class RedisStore:
         ]
         key = self._keys.deadlines()
         await self._run("settle_deadline", SETTLE_DEADLINE.run(self._clients.main, [key], args))
+
+    async def push_bot_turn(self, game_id: str, version: int) -> None:
+        """See :meth:`.contract.GameStore.push_bot_turn` (not written yet)."""
+        raise NotImplementedError("the Redis store's bot queue is not written yet")
+
+    async def take_bot_turns(
+        self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
+    ) -> list[BotTurn]:
+        """See :meth:`.contract.GameStore.take_bot_turns` (not written yet)."""
+        raise NotImplementedError("the Redis store's bot queue is not written yet")
+
+    async def finish_bot_turn(self, turn: BotTurn) -> None:
+        """See :meth:`.contract.GameStore.finish_bot_turn` (not written yet)."""
+        raise NotImplementedError("the Redis store's bot queue is not written yet")
+
+    async def bot_queue_stats(self) -> QueueStats:
+        """See :meth:`.contract.GameStore.bot_queue_stats` (not written yet)."""
+        raise NotImplementedError("the Redis store's bot queue is not written yet")
 
     async def count_games(self) -> int:
         """Game keys of this prefix, by SCAN over every primary (see the module docstring).

@@ -15,8 +15,10 @@ __all__ = [
     "check_bytes",
     "check_events",
     "check_game_id",
+    "check_queue_take",
     "check_range",
     "check_request_id",
+    "check_version",
 ]
 
 MAX_GAME_ID_LENGTH = 64
@@ -86,3 +88,22 @@ def check_range(after_version: int, limit: int) -> None:
         raise ValueError("after_version is -1 (from the start) or a version")
     if not isinstance(limit, int) or limit < 1:
         raise ValueError("limit must be positive")
+
+
+def check_version(version: int) -> int:
+    """Return ``version`` if it is a game version (an int, 0 or more), else raise."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ValueError("a version is an int, 0 or more")
+    return version
+
+
+def check_queue_take(consumer: str, count: int, block_ms: int, reclaim_after_ms: int) -> None:
+    """Validate the arguments of ``take_bot_turns``."""
+    if not isinstance(consumer, str) or not 0 < len(consumer) <= MAX_REQUEST_ID_LENGTH:
+        raise ValueError(f"a consumer name has 1 to {MAX_REQUEST_ID_LENGTH} characters")
+    if not isinstance(count, int) or count < 1:
+        raise ValueError("count must be positive")
+    if not isinstance(block_ms, int) or block_ms < 0:
+        raise ValueError("block_ms must not be negative")
+    if not isinstance(reclaim_after_ms, int) or reclaim_after_ms < 0:
+        raise ValueError("reclaim_after_ms must not be negative")
