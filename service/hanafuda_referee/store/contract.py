@@ -226,11 +226,13 @@ class GameStore(Protocol):
         self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
     ) -> list[BotTurn]:
         """Up to ``count`` turns for worker ``consumer`` (a name unique to one worker process):
-        first turns that another consumer was handed more than ``reclaim_after_ms`` ago and
+        first turns that a consumer was handed ``reclaim_after_ms`` or more ago and
         never finished (it died or stalled: ``XAUTOCLAIM``), then new turns in the order they
-        were pushed (``XREADGROUP``). Waits up to ``block_ms`` for a turn when none is there
-        (0: answer at once). A turn stays pending, and will be handed out again once
-        ``reclaim_after_ms`` has passed, until :meth:`finish_bot_turn`.
+        were pushed (``XREADGROUP``; on a Redis Cluster, in push order within a partition, the
+        partitions taking turns). Waits up to ``block_ms`` for a turn when none is there
+        (0: answer at once), and returns as soon as one is pushed. A turn stays pending, and
+        will be handed out again once ``reclaim_after_ms`` has passed, until
+        :meth:`finish_bot_turn`.
         """
         ...
 
