@@ -14,6 +14,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from hanafuda_referee.store import BotTurn, GameStore
+from hanafuda_referee.store.scripts import HAND_BACK_BOT_TURNS
 
 from .conftest import Backend, raw_client
 
@@ -291,27 +292,37 @@ async def test_a_waiting_worker_takes_a_pushed_turn_within_milliseconds(
 async def test_turns_beyond_the_count_of_one_blocking_read_are_handed_back(
     single_redis_url: str,
 ) -> None:
-    """A blocking XREADGROUP counts per stream: when two partitions got a turn in one step of
-    the server, the read brings both. The one beyond ``count`` is handed back, for the next take
-    (by anyone), as a first delivery."""
+    """A blocking XREADGROUP counts per stream: from Redis 7.2, which runs a woken read again,
+    pushes to two partitions in one step of the server bring both (7.0 serves one stream at a
+    time). The turn beyond ``count`` is handed back: pending as if long idle, so the next take,
+    by anyone, reclaims it at once as a first delivery."""
     backend = Backend("redis", single_redis_url)
     try:
         store = backend.open()
         games = two_games_in_different_partitions(store)
+        keys = [store.bot_key_of(game) for game in games]  # type: ignore[attr-defined]
         await store.take_bot_turns("worker", 1, 0, NEVER)  # the groups exist
         waiting = asyncio.create_task(store.take_bot_turns("worker", 1, 5_000, NEVER))
         await asyncio.sleep(0.1)
         async with raw_client(single_redis_url) as client:
-            keys = [store.bot_key_of(game) for game in games]  # type: ignore[attr-defined]
             async with client.pipeline(transaction=True) as both:  # one step of the server
                 for key, game in zip(keys, games, strict=True):
                     both.xadd(key, {"g": game, "v": 1})
                 await both.execute()
-        (first,) = await asyncio.wait_for(waiting, 2.0)
-        (second,) = await store.take_bot_turns("another", 1, 0, NEVER)
-        assert sorted([first.game_id, second.game_id]) == sorted(games)
-        assert second.deliveries == 1
-        assert await store.take_bot_turns("another", 5, 0, NEVER) == []
+            (first,) = await asyncio.wait_for(waiting, 2.0)
+            (second,) = await store.take_bot_turns("another", 1, 0, NEVER)
+            assert sorted([first.game_id, second.game_id]) == sorted(games)
+            assert second.deliveries == 1
+            assert await store.take_bot_turns("another", 5, 0, NEVER) == []
+            # The hand-back itself, whichever server version: a turn taken and handed back
+            # goes to the next taker at once, as its first delivery.
+            await store.push_bot_turn(games[0], 2)
+            (taken,) = await store.take_bot_turns("worker", 1, 0, NEVER)
+            await HAND_BACK_BOT_TURNS.run(
+                client, [keys[0]], ["bot-workers", "worker", taken.receipt]
+            )
+            (again,) = await store.take_bot_turns("another", 1, 0, NEVER)
+            assert (again.receipt, again.deliveries) == (taken.receipt, 1)
     finally:
         await backend.cleanup()
 

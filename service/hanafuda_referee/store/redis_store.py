@@ -40,6 +40,7 @@ operation included (:func:`_torn_connection`). Nothing is retried automatically 
 Batching (on a single server): a commit queues its script call, a load (``load``: a game's
 record, for a read or a cache miss) its LINDEX, and a read of the log (``events``, and a
 watcher's reads, which a commit sets off for every watcher of its game at once) its script call,
+a bot turn's push (which follows the commit that hands a turn to a bot seat) its script call,
 and each waits for its own reply. The first call
 of a batch starts the task that sends it, whose first step runs at the end of the current loop
 iteration, so a lone call waits for no timer; every call started before then joins the batch, up
@@ -65,8 +66,9 @@ The bot queue (PLAY.md, "Bots think off the request path"): ``<prefix>{bot-turns
 stream per partition (``bot_queue_partitions``, 16 by default; a game's turns go to the partition
 of the CRC-32 of its id), each entry ``{g: game id, v: version}``, read by one consumer group
 (``bot-workers``). Each partition's hash tag is its own, so on a cluster the partitions spread
-over the masters (and each script stays in one slot). A push is ``XADD`` (a script, which on a
-cluster also publishes on the partition's sharded channel ``<prefix>{bot-turns-<n>}:qw``). A take
+over the masters (and each script stays in one slot). A push is ``XADD`` (a script, batched with
+the commits on a single server, which on a cluster also publishes on the partition's sharded
+channel ``<prefix>{bot-turns-<n>}:qw``). A take
 runs a script that first reclaims (``XAUTOCLAIM``) the entries handed out at least
 ``reclaim_after_ms`` ago and never finished, then hands out new ones (``XREADGROUP``), oldest
 first across the partitions it is given; it creates a partition's group, at id 0, when the
@@ -76,7 +78,8 @@ before is skipped. With nothing to take it waits:
 * on a single server, one ``XREADGROUP ... BLOCK`` over every partition, on a connection of its
   own (``blocking``, :mod:`.redis_clients`), so neither the batched pipeline nor the requests
   wait behind it. ``COUNT`` there is per stream: should pushes to two partitions land in one
-  step of the server, the read may bring more than asked, and those beyond are handed back
+  step of the server, the read may bring more than asked (from Redis 7.2, which runs a woken
+  read again; 7.0 serves it one stream), and those beyond are handed back
   (``XCLAIM ... IDLE``) for the next take, by anyone, to reclaim at once as a first delivery. A
   turn pushed while a worker waits reaches it in about a millisecond on an idle server (the
   push's own round trip and one reply; 3 ms measured on a busy 2-core test machine);
@@ -746,13 +749,20 @@ class RedisStore:
         check_version(version)
         partition = self._partition_of(game_id)
         channel = "" if self._clients.blocking else self._keys.bot_turns_channel(partition)
-        await self._run(
-            "push_bot_turn",
-            PUSH_BOT_TURN.run(
-                self._clients.main, [self._bot_keys[partition]], [game_id, version, channel]
-            ),
-            command=_EVALSHA,
-        )
+        keys = [self._bot_keys[partition]]
+        args: list[bytes | str | int] = [game_id, version, channel]
+        if self._batcher is None:
+            await self._run(
+                "push_bot_turn",
+                PUSH_BOT_TURN.run(self._clients.main, keys, args),
+                command=_EVALSHA,
+            )
+        else:
+            # It follows a commit on a request's path: it joins the commits' batch.
+            pending = self._batcher.submit("push_bot_turn", ScriptCall(PUSH_BOT_TURN, keys, args))
+            await (
+                pending if self._spans is None else self._traced("push_bot_turn", _EVALSHA, pending)
+            )
 
     async def take_bot_turns(
         self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
