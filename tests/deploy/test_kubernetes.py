@@ -12,6 +12,7 @@ arguments they use are read the same by both.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import secrets
 import subprocess
@@ -26,6 +27,7 @@ import httpx
 import kubernetes_validate  # type: ignore[import-untyped]  # no type hints
 import pytest
 import redis
+import yaml  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
 from hanafuda_referee.config import Config
@@ -717,6 +719,41 @@ def test_the_job_makes_the_cluster_the_referee_then_uses(
 
 
 # -- the README -----------------------------------------------------------------------------------
+
+
+def _readme_overlay_snippets() -> list[dict[str, Any]]:
+    """The README's YAML blocks that are parts of a kustomization (patches, generators)."""
+    blocks = re.findall(r"^( *)```yaml\n(.*?)^\1```", README.read_text(), re.MULTILINE | re.DOTALL)
+    snippets = []
+    for indent, body in blocks:
+        document = yaml.safe_load("\n".join(line[len(indent) :] for line in body.splitlines()))
+        if isinstance(document, dict) and {"patches", "configMapGenerator"} & set(document):
+            snippets.append(document)
+    return snippets
+
+
+def test_the_readmes_overlay_snippets_render_and_change_something(tmp_path: Path) -> None:
+    snippets = _readme_overlay_snippets()
+    assert len(snippets) >= 3, "the README's snippets were not found"
+    assert KUBECTL is not None
+    plain = render("overlays/redis").objects
+    for index, snippet in enumerate(snippets):
+        directory = tmp_path / f"overlay-{index}"
+        directory.mkdir()
+        base = os.path.relpath(KUBERNETES / "overlays/redis", directory)
+        kustomization: dict[str, Any] = {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": [base],
+            **snippet,
+        }
+        (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+        rendered = subprocess.run(
+            [KUBECTL, "kustomize", str(directory)], capture_output=True, text=True, timeout=60
+        )
+        assert rendered.returncode == 0, f"{snippet}:\n{rendered.stderr}"
+        objects = tuple(d for d in yaml.safe_load_all(rendered.stdout) if d)
+        assert objects != plain, f"{snippet} changes nothing"
 
 
 def test_the_readme_applies_real_kustomizations_and_names_real_settings() -> None:
