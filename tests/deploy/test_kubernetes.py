@@ -357,14 +357,19 @@ def test_the_bot_workers_probes_are_on_their_health_port(manifests: Manifests) -
     assert probes["readinessProbe"]["httpGet"]["path"] == readiness
 
 
-def test_the_bot_workers_get_their_cores_and_yield_to_the_referee(manifests: Manifests) -> None:
+def test_the_bot_workers_get_their_cores_scale_before_saturating_and_yield(
+    manifests: Manifests,
+) -> None:
     pod = _bot_workers(manifests)
     environment = _bot_workers_environment(manifests)
     resources = pod.container()["resources"]
-    # A whole core for each worker process, requested as well as allowed: the autoscaler's
-    # percentages are of what the processes can use, and no neighbour squeezes them.
-    cores = _cores(resources["requests"]["cpu"])
-    assert cores == _cores(resources["limits"]["cpu"]) >= int(environment[bot_workers.PROCESSES])
+    # A core for each worker process, each of which keeps one busy while turns wait.
+    request, limit = (_cores(resources[kind]["cpu"]) for kind in ("requests", "limits"))
+    assert request <= limit >= int(environment[bot_workers.PROCESSES])
+    # The autoscaler's CPU target (a share of the request) is reached before the limit: a pod
+    # at its limit is counted as busy, or the autoscaler would never add one.
+    (metric,) = manifests.one("HorizontalPodAutoscaler", BOT_WORKERS)["spec"]["metrics"]
+    assert metric["resource"]["target"]["averageUtilization"] / 100 * request < limit
     # Below the referee for the scheduler, and never evicting a pod to be placed.
     priority = manifests.one("PriorityClass", pod.spec["priorityClassName"])
     assert priority["value"] < 0
