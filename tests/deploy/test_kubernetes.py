@@ -381,6 +381,22 @@ def test_the_bot_workers_get_their_cores_scale_before_saturating_and_yield(
     assert pod.spec["terminationGracePeriodSeconds"] > config.shutdown_grace
 
 
+def test_the_queue_metrics_shown_for_the_workers_autoscaler_are_valid() -> None:
+    # base/autoscaling.yaml shows, commented out, the metrics to scale the workers on the queue
+    # with an external metrics adapter: added to the autoscaler, they must be a valid object.
+    text = (KUBERNETES / "base" / "autoscaling.yaml").read_text()
+    shown = "\n".join(line[5:] for line in text.splitlines() if line.startswith("#     "))
+    metrics = yaml.safe_load(shown)
+    assert {m["external"]["metric"]["name"] for m in metrics} <= set(bot_workers.METRICS)
+    autoscaler = render("base").one("HorizontalPodAutoscaler", BOT_WORKERS)
+    extended = {
+        **autoscaler,
+        "spec": {**autoscaler["spec"], "metrics": [*autoscaler["spec"]["metrics"], *metrics]},
+    }
+    for version in KUBERNETES_VERSIONS:
+        kubernetes_validate.validate(extended, version, strict=True)
+
+
 def test_nothing_reaches_the_bot_workers_but_their_health_port(manifests: Manifests) -> None:
     workers = _bot_workers(manifests)
     (declared,) = workers.container()["ports"]
