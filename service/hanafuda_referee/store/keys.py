@@ -70,6 +70,11 @@ class KeySpace:
         tag: it belongs to no game, and the game pattern does not match it)."""
         return f"{self.prefix}deadlines"
 
+    def held(self, holder: str) -> str:
+        """The key of the games ``holder`` holds (a sorted set, :mod:`.holdings`; no hash tag:
+        it belongs to no game, and the game pattern does not match it)."""
+        return f"{self.prefix}held:{holder}"
+
     def probe(self) -> str:
         """The key the benchmark's reference write sets (no hash tag: it belongs to no game, and
         the game pattern does not match it)."""
