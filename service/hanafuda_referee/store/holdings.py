@@ -10,8 +10,9 @@ without anybody calling. A game that is over is still stored (for its view and i
 store cannot tell it from one in play: the caller, who can, gives its ids back with
 :meth:`~.contract.GameStore.release_games`.
 
-A hold comes just before its game's creation, so an id held a moment ago whose game is not there
-yet may be a creation in flight: only ids held more than a grace period ago are dropped for that.
+A caller that holds a place just before it creates the game can keep the ids of creations in
+flight from being dropped: only ids held at least a grace period ago are dropped (the service
+holds after the creation, with no grace).
 
 On Redis a holder is a sorted set (id -> the Redis time it was held, in milliseconds) under
 ``<prefix>held:<holder>``, which expires an idle time after its last hold: then no game it holds
@@ -64,7 +65,7 @@ return 1
 )
 
 #: KEYS: the holder's set. ARGV: grace (ms), then the ids whose games are gone.
-#: Drops those of the ids held more than the grace ago; returns how many it dropped.
+#: Drops those of the ids held the grace ago or earlier; returns how many it dropped.
 RELEASE_GONE = LuaScript(
     "release_gone",
     """
@@ -73,7 +74,7 @@ local before = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonum
 local dropped = 0
 for i = 2, #ARGV do
   local held = redis.call('ZSCORE', KEYS[1], ARGV[i])
-  if held and tonumber(held) < before then
+  if held and tonumber(held) <= before then
     dropped = dropped + redis.call('ZREM', KEYS[1], ARGV[i])
   end
 end
@@ -112,7 +113,7 @@ class HeldGames:
         for game_id, at in list(held.items()):
             if live(game_id):
                 stored.append(game_id)
-            elif at < before:
+            elif at <= before:
                 del held[game_id]
         if not held:
             del self._held[holder]
