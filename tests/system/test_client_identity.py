@@ -61,6 +61,15 @@ def _grpc(process: RefereeProcess, metadata: tuple[tuple[str, str], ...] = ()) -
     return grpc.StatusCode.OK
 
 
+def _random_key() -> dict[str, str]:
+    return {"x-api-key": secrets.token_hex(16)}
+
+
+def _far(n: int) -> dict[str, str]:
+    """The header of a trusted proxy forwarding the ``n``-th address of 2001:db8:0:1::/64."""
+    return {"x-forwarded-for": f"2001:db8:0:1:{n:x}::{n:x}"}
+
+
 def _reason(response: httpx.Response) -> str:
     (info,) = response.json()["error"]["details"]
     reason: str = info["reason"]
@@ -70,11 +79,10 @@ def _reason(response: httpx.Response) -> str:
 def test_random_api_keys_from_one_address_are_one_client(tmp_path: Path, key_prefix: str) -> None:
     env = {**redis_env(key_prefix), **LIMIT}
     with RefereeProcess(tmp_path, env=env, allow_testing=False) as referee:
-        key = lambda: {"x-api-key": secrets.token_hex(16)}  # noqa: E731
-        assert _http(referee, key()).status_code == 200
+        assert _http(referee, _random_key()).status_code == 200
         assert _grpc(referee, (("x-api-key", secrets.token_hex(16)),)) == grpc.StatusCode.OK
-        assert _http(referee, key()).status_code == 200
-        refused = _http(referee, key())
+        assert _http(referee, _random_key()).status_code == 200
+        refused = _http(referee, _random_key())
         assert refused.status_code == 429 and _reason(refused) == "RATE_LIMITED"
         assert _grpc(referee, (("x-api-key", "another"),)) == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert _http(referee).status_code == 429  # and no key at all: the same client
@@ -105,12 +113,11 @@ def test_addresses_of_one_ipv6_64_share_a_bucket(tmp_path: Path, key_prefix: str
     # address of each far client.
     env = {**redis_env(key_prefix), **LIMIT, "HANAFUDA_TRUSTED_PROXIES": "::1"}
     with IPv6RefereeProcess(tmp_path, env=env, allow_testing=False) as referee:
-        far = lambda n: {"x-forwarded-for": f"2001:db8:0:1:{n:x}::{n:x}"}  # noqa: E731
-        assert _http(referee, far(1)).status_code == 200
+        assert _http(referee, _far(1)).status_code == 200
         assert _grpc(referee, (("x-forwarded-for", "2001:db8:0:1::ffff"),)) == grpc.StatusCode.OK
-        assert _http(referee, far(3)).status_code == 200
+        assert _http(referee, _far(3)).status_code == 200
         for n in range(4, 8):  # every other address of that /64: the same client
-            refused = _http(referee, far(n))
+            refused = _http(referee, _far(n))
             assert refused.status_code == 429 and _reason(refused) == "RATE_LIMITED"
         metadata = (("x-forwarded-for", "2001:db8:0:1:ffff:ffff:ffff:ffff"),)
         assert _grpc(referee, metadata) == grpc.StatusCode.RESOURCE_EXHAUSTED

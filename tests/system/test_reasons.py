@@ -385,7 +385,11 @@ class Provoker:
             experts = service_pb2.CreateGameRequest(
                 kind=rules_pb2.GAME_KIND_HACHI_HACHI, players=["a", "b", "c"]
             )
-            experts.bots[:] = [0, play_pb2.BOT_LEVEL_EXPERT, play_pb2.BOT_LEVEL_EXPERT]
+            experts.bots[:] = [
+                play_pb2.BOT_LEVEL_UNSPECIFIED,
+                play_pb2.BOT_LEVEL_EXPERT,
+                play_pb2.BOT_LEVEL_EXPERT,
+            ]
             await self.expect(c.create(experts, api_key=key), "TOO_MANY_EXPERT_SEATS")
             await c.create(bots, api_key=key)
             await self.expect(c.create(bots, api_key=key), "TOO_MANY_BOT_GAMES")
