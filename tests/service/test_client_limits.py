@@ -161,3 +161,25 @@ def test_the_settings() -> None:
             Config.load(None, {"HANAFUDA_CREATION_MEMORY_CEILING": bad})
     with pytest.raises(ValueError, match="negative"):
         ClientLimits(unfinished_games=-1)
+
+
+async def test_spectators_per_client_count_by_the_same_identity() -> None:
+    """The watcher cap per client names clients as every other per-client limit: the
+    addresses of one IPv6 /64 are one client, a key nobody checks names nobody."""
+    referee = Referee(MemoryStore(), watchers_per_client=2)
+    created = await referee.CreateGame(PLAIN, ALICE)
+    request = service_pb2.WatchGameRequest(game=created.game)
+    streams = [
+        referee.WatchGame(request, Caller(address="2001:db8:0:1::1")),
+        referee.WatchGame(request, Caller(address="2001:db8:0:1::2", api_key="k")),
+    ]
+    for stream in streams:
+        await anext(stream)
+    error = await _refused(
+        anext(referee.WatchGame(request, Caller(address="2001:db8:0:1:ffff::3"))), "UNAVAILABLE"
+    )
+    assert error.metadata == {"limit": "watchers_per_client"}
+    other = referee.WatchGame(request, Caller(address="2001:db8:0:2::1"))
+    await anext(other)
+    for stream in [*streams, other]:
+        await stream.aclose()
