@@ -61,9 +61,12 @@ class Config:
     otlp_endpoint: str | None = None
     table: bool = True
     trusted_proxies: tuple[str, ...] = ()
+    bot_workers: int = 1
+    bot_worker_processes: int = 1
+    bot_worker_health_port: int = 8081
 
     def __post_init__(self) -> None:
-        for name in ("grpc_port", "http_port"):
+        for name in ("grpc_port", "http_port", "bot_worker_health_port"):
             port = getattr(self, name)
             if not 0 <= port < 65536:
                 raise ValueError(f"{name} must be 0 to 65535, not {port}")
@@ -99,6 +102,10 @@ class Config:
             raise ValueError(
                 f"{self.workers} workers need a shared store: set a Redis URL (the in-process "
                 "store is one process's own, so workers would not see each other's games)"
+            )
+        if self.bot_workers < 0 or self.bot_worker_processes < 1:
+            raise ValueError(
+                "bot workers must not be negative and bot worker processes must be positive"
             )
         for proxy in self.trusted_proxies:
             try:
@@ -252,6 +259,9 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "otlp_endpoint": ("OTEL_EXPORTER_OTLP_ENDPOINT", _optional),
     "table": ("HANAFUDA_TABLE", _bool),
     "trusted_proxies": ("HANAFUDA_TRUSTED_PROXIES", _comma_separated),
+    "bot_workers": ("HANAFUDA_BOT_WORKERS", _workers),
+    "bot_worker_processes": ("HANAFUDA_BOT_WORKER_PROCESSES", _workers),
+    "bot_worker_health_port": ("HANAFUDA_BOT_WORKER_HEALTH_PORT", int),
 }
 
 #: Every environment variable the service reads.
@@ -275,6 +285,7 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "watchers_per_seat": "0: no limit",
     "workers": "auto: one per core",
     "otlp_endpoint": "no traces",
+    "bot_workers": "0: external bot workers serve the queue",
 }
 
 
@@ -381,6 +392,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the per-client limits; repeat for several (the variable: comma-separated)",
         dest="trusted_proxies",
         action="append",
+    )
+    add(
+        "--bot-workers",
+        "bot worker processes serve starts for the bots' turns, at a lower CPU priority "
+        "(auto: one per core)",
+        type=_workers_flag,
+        metavar="N",
+    )
+    add(
+        "--processes",
+        "bot worker processes of the bot-workers command (auto: one per core)",
+        dest="bot_worker_processes",
+        type=_workers_flag,
+        metavar="N",
+    )
+    add(
+        "--health-port",
+        "the bot-workers command's HTTP port for /healthz, /readyz and /metrics",
+        dest="bot_worker_health_port",
+        type=int,
     )
     add(
         "--no-table",
