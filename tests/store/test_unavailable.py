@@ -19,6 +19,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from hanafuda_referee.store import (
+    BotTurn,
     Committed,
     Duplicate,
     GameRecord,
@@ -75,6 +76,10 @@ def operations(store: RedisStore) -> dict[str, Callable[[], Awaitable[object]]]:
         "events": lambda: store.events("g1", -1, 10),
         "count_games": store.count_games,
         "ping": store.ping,
+        "push_bot_turn": lambda: store.push_bot_turn("g1", 1),
+        "take_bot_turns": lambda: store.take_bot_turns("worker", 1, 0, 1000),
+        "finish_bot_turn": lambda: store.finish_bot_turn(BotTurn("1-0", "g1", 1, 1, 1)),
+        "bot_queue_stats": store.bot_queue_stats,
     }
 
 
@@ -147,6 +152,28 @@ async def test_a_blocked_watcher_fails_fast_when_the_server_goes(
     await store.commit("g1", 1, b"s2", [b"e2"], None, b"")
     resumed = [entry async for entry in _take(store.watch("g1", seen[-1]), 1)]
     assert resumed == [VersionedEvents(2, [b"e2"])]
+
+
+async def test_a_worker_waiting_for_a_bot_turn_fails_fast_when_the_server_goes(
+    server: ServerProcess, store: RedisStore
+) -> None:
+    """Its blocking read has no socket timeout: the closed connection ends it, and after the
+    restart the queue works again (its stream and group kept in the append-only file)."""
+    await store.push_bot_turn("g1", 1)
+    (turn,) = await store.take_bot_turns("worker", 1, 0, 1000)
+    waiting = asyncio.create_task(store.take_bot_turns("worker", 1, 30_000, 60_000))
+    await asyncio.sleep(0.2)
+    assert not waiting.done()
+    server.stop()
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        await asyncio.wait_for(waiting, 5)
+    assert time.monotonic() - started < FAST
+    server.start()
+    await store.finish_bot_turn(turn)
+    await store.push_bot_turn("g1", 2)
+    (turn,) = await store.take_bot_turns("worker", 1, 1000, 60_000)
+    assert (turn.game_id, turn.version, turn.deliveries) == ("g1", 2, 1)
 
 
 async def test_a_lost_watchers_connection_fails_every_watcher_and_the_next_watch_follows(

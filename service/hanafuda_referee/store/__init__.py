@@ -3,7 +3,9 @@
 The referee is stateless: a request loads a game, the engine decides, and the store writes the
 result back only if nobody else did in between (compare-and-set on the game's version). The store
 holds opaque bytes -- the engine's compact state, the service's meta data and each move's events --
-so it never changes when the rules do.
+so it never changes when the rules do. Beside the games it keeps what the replicas share: token
+buckets for rate limits, the index of turn-clock deadlines, and the bot queue, where a bot seat's
+turn waits for a worker (PLAY.md, "Bots think off the request path").
 
 Two implementations of one contract (:class:`GameStore`):
 

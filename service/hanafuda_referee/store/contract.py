@@ -8,6 +8,12 @@ that any number of stateless replicas can serve one game and two racing writers 
 Versions: a game is created at version 0 and every accepted commit adds exactly 1. Every version,
 0 included, has exactly one entry in the game's event log (possibly with no events), so a reader
 that remembers the last version it saw can resume from it and miss nothing.
+
+The bot queue (:meth:`GameStore.push_bot_turn` and the three after it) is a work queue with
+at-least-once delivery: a turn is handed to one worker at a time, and to another only if the
+first has not finished it within the ``reclaim_after_ms`` the taker names. Duplicates are
+therefore possible (a slow worker, a push made twice); the workers' commits, compare-and-set with
+a request id derived from the game and the version, make them harmless.
 """
 
 from __future__ import annotations
@@ -226,11 +232,13 @@ class GameStore(Protocol):
         self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
     ) -> list[BotTurn]:
         """Up to ``count`` turns for worker ``consumer`` (a name unique to one worker process):
-        first turns that another consumer was handed more than ``reclaim_after_ms`` ago and
+        first turns that a consumer was handed ``reclaim_after_ms`` or more ago and
         never finished (it died or stalled: ``XAUTOCLAIM``), then new turns in the order they
-        were pushed (``XREADGROUP``). Waits up to ``block_ms`` for a turn when none is there
-        (0: answer at once). A turn stays pending, and will be handed out again once
-        ``reclaim_after_ms`` has passed, until :meth:`finish_bot_turn`.
+        were pushed (``XREADGROUP``; on a Redis Cluster, in push order within a partition, the
+        partitions taking turns). Waits up to ``block_ms`` for a turn when none is there
+        (0: answer at once), and returns as soon as one is pushed. A turn stays pending, and
+        will be handed out again once ``reclaim_after_ms`` has passed, until
+        :meth:`finish_bot_turn`.
         """
         ...
 

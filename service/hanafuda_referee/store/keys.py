@@ -70,6 +70,22 @@ class KeySpace:
         tag: it belongs to no game, and the game pattern does not match it)."""
         return f"{self.prefix}deadlines"
 
+    def bot_turns(self, partition: int) -> str:
+        """The stream of one partition of the bot queue. Its hash tag is its own
+        (``{bot-turns-<n>}``), so on a Redis Cluster the partitions land in slots of their own,
+        spread over the masters; the suffix ``:q`` is one no game key has, and the game pattern
+        does not match it.
+
+        >>> KeySpace("hanafuda:").bot_turns(3)
+        'hanafuda:{bot-turns-3}:q'
+        """
+        return f"{self.prefix}{{bot-turns-{int(partition)}}}:q"
+
+    def bot_turns_channel(self, partition: int) -> str:
+        """The sharded channel (not a key) on which a push to that partition wakes a Redis
+        Cluster's waiting workers: in the partition's slot, so the push script may publish it."""
+        return f"{self.prefix}{{bot-turns-{int(partition)}}}:qw"
+
     def probe(self) -> str:
         """The key the benchmark's reference write sets (no hash tag: it belongs to no game, and
         the game pattern does not match it)."""

@@ -14,6 +14,12 @@ The clients of a store, all with short connect timeouts and **no automatic retri
   watcher of the process (a :class:`~.subscriptions.Subscriber`). A message may be hours away,
   so its replies are read without the socket timeout: after a watch wake-up period of quiet, a
   PING checks that the connection is still there. Its writes have the socket timeout.
+* on a single server, ``blocking`` for the bot workers' blocking reads of the bot queue
+  (``XREADGROUP ... BLOCK``): a pool of its own, so a worker waiting for a turn holds none of the
+  connections the requests or the batched commits use. Its replies are read without the socket
+  timeout (a read may wait for its whole block time); the store's deadline, the block time plus
+  the operation timeout, bounds it. A Redis Cluster's workers wait on the watchers' shared
+  connections instead (:mod:`.redis_store`, "The bot queue").
 * on a single server, ``batch`` for the store's batched commits (:meth:`Clients.pipelines`):
   pipelines that are never transactions and never retried. A pipeline takes one connection,
   writes every command at once and reads the replies in order, straight through the connection.
@@ -39,9 +45,10 @@ one master then cost every game some ``UNAVAILABLE`` answers (89 and 139 over si
 a test with 64 busy games, none without; ``tests/store/test_cluster_moves.py``). The client
 here never does: a connection error or CLUSTERDOWN still makes it rediscover the cluster.
 
-The single-server and cluster variants differ in six places only, which :class:`Clients`
-hides: discovering the cluster before use, batching commits or not, subscribing on the node that
-owns the game's slot, scanning every primary, reading every primary's INFO, and closing.
+The single-server and cluster variants differ in seven places only, which :class:`Clients`
+hides: discovering the cluster before use, batching commits or not, a client for blocking reads
+or not, subscribing on the node that owns the game's slot, scanning every primary, reading every
+primary's INFO, and closing.
 
 A cluster sends each commit alone. redis-py's cluster pipeline (which would group a batch by the
 node owning each game's slot) costs more per command than the round trips it saves, except in
@@ -122,6 +129,12 @@ class Clients(ABC):
         """Where the store's batched commits go, or None if each commit should go alone."""
         return None
 
+    @property
+    def blocking(self) -> ScriptRunner | None:
+        """The client for blocking reads of the bot queue, or None where workers wait on the
+        queue's channels instead (a cluster)."""
+        return None
+
     @abstractmethod
     async def subscription(self, channel: str) -> Subscription:
         """A new, not yet opened, subscription to ``channel`` (on the node owning its slot)."""
@@ -150,6 +163,7 @@ class SingleClients(Clients):
         #: The watchers' shared connection; replaced by a new one once it has failed.
         self._subscriber: Subscriber | None = None
         self._batch: Redis = Redis.from_url(url, **_options(settings, None))
+        self._blocking: Redis = Redis.from_url(url, **_options(settings, None))
         #: Connections of ``batch`` between two batches (still counted in use by its pool).
         self._idle: list[AbstractConnection] = []
 
@@ -163,6 +177,10 @@ class SingleClients(Clients):
     @property
     def pipelines(self) -> PipelineRunner:
         return self
+
+    @property
+    def blocking(self) -> ScriptRunner:
+        return self._blocking
 
     async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
         """See :class:`~.scripts.PipelineRunner`; on the ``batch`` client (module docstring)."""
@@ -233,6 +251,7 @@ class SingleClients(Clients):
         for connection in idle:
             await self._batch.connection_pool.release(connection)
         await self._batch.aclose()
+        await self._blocking.aclose()
 
 
 class ClusterClients(Clients):

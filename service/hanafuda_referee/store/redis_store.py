@@ -40,6 +40,7 @@ operation included (:func:`_torn_connection`). Nothing is retried automatically 
 Batching (on a single server): a commit queues its script call, a load (``load``: a game's
 record, for a read or a cache miss) its LINDEX, and a read of the log (``events``, and a
 watcher's reads, which a commit sets off for every watcher of its game at once) its script call,
+a bot turn's push (which follows the commit that hands a turn to a bot seat) its script call,
 and each waits for its own reply. The first call
 of a batch starts the task that sends it, whose first step runs at the end of the current loop
 iteration, so a lone call waits for no timer; every call started before then joins the batch, up
@@ -61,6 +62,40 @@ redis-py's cluster pipeline costs more than it saves there (measured in :mod:`.r
 Turning ``batch_commits`` off (:class:`~.settings.StoreSettings`) sends each call alone
 everywhere.
 
+The bot queue (PLAY.md, "Bots think off the request path"): ``<prefix>{bot-turns-<n>}:q``, one
+stream per partition (``bot_queue_partitions``, 16 by default; a game's turns go to the partition
+of the CRC-32 of its id), each entry ``{g: game id, v: version}``, read by one consumer group
+(``bot-workers``). Each partition's hash tag is its own, so on a cluster the partitions spread
+over the masters (and each script stays in one slot). A push is ``XADD`` (a script, batched with
+the commits on a single server, which on a cluster also publishes on the partition's sharded
+channel ``<prefix>{bot-turns-<n>}:qw``). A take
+runs a script that first reclaims (``XAUTOCLAIM``) the entries handed out at least
+``reclaim_after_ms`` ago and never finished, then hands out new ones (``XREADGROUP``), oldest
+first across the partitions it is given; it creates a partition's group, at id 0, when the
+stream or the group is missing (first use, or a restart that lost them), so no turn pushed
+before is skipped. With nothing to take it waits:
+
+* on a single server, one ``XREADGROUP ... BLOCK`` over every partition, on a connection of its
+  own (``blocking``, :mod:`.redis_clients`), so neither the batched pipeline nor the requests
+  wait behind it. ``COUNT`` there is per stream: should pushes to two partitions land in one
+  step of the server, the read may bring more than asked (from Redis 7.2, which runs a woken
+  read again; 7.0 serves it one stream), and those beyond are handed back
+  (``XCLAIM ... IDLE``) for the next take, by anyone, to reclaim at once as a first delivery. A
+  turn pushed while a worker waits reaches it in about a millisecond on an idle server (the
+  push's own round trip and one reply; 3 ms measured on a busy 2-core test machine);
+* on a cluster, a blocking read would need a connection per partition (keys of a command must
+  share a slot), so the workers wait on the partitions' channels instead, on the watchers'
+  shared connection per node (:mod:`.subscriptions`), subscribed before the first look so no
+  push falls in between; a message sends the worker to look at that partition only. The first
+  look of each take visits the partitions one script each, starting at a different one each
+  time: turns come out in push order within a partition, and the partitions take turns.
+
+Finishing a turn is ``XACK`` and ``XDEL`` (one script): a stream holds only the turns waiting or
+being decided, so the depth (:meth:`RedisStore.bot_queue_stats`) is the sum of ``XLEN`` and the
+oldest push time is the smallest first entry id (entry ids are the server's clock). A take
+cancelled during its blocking read may leave what the read took pending for its consumer: that
+is reclaimed after ``reclaim_after_ms`` like a dead worker's.
+
 Counting games (:meth:`RedisStore.count_games`) SCANs every primary for the game keys of this
 prefix. That is exact up to games created or expired during the scan, costs O(keys on the
 server), and is meant for a gauge sampled every 30-60 s, not for a request path. A counter key
@@ -74,6 +109,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -86,6 +122,7 @@ from redis.exceptions import (
     ReadOnlyError,
     RedisClusterException,
     RedisError,
+    ResponseError,
     TryAgainError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -107,15 +144,21 @@ from .failure_log import FailureLog
 from .keys import GameKeys, KeySpace
 from .redis_clients import Clients, ClusterClients, SingleClients
 from .scripts import (
+    BOT_QUEUE_STATS,
     COMMIT,
     CREATE,
     DELETE,
+    FINISH_BOT_TURN,
+    HAND_BACK_BOT_TURNS,
+    PUSH_BOT_TURN,
     READ_EVENTS,
     SETTLE_DEADLINE,
+    TAKE_BOT_TURNS,
     TAKE_TOKEN,
     Command,
     PipelineRunner,
     ScriptCall,
+    ScriptRunner,
     run_pipeline,
 )
 from .server_requirements import unmet
@@ -126,8 +169,10 @@ from .validation import (
     check_bytes,
     check_events,
     check_game_id,
+    check_queue_take,
     check_range,
     check_request_id,
+    check_version,
 )
 
 __all__ = ["RedisStore"]
@@ -149,6 +194,8 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 _WATCH_BATCH = 100
 #: Most calls in one pipeline: bounds the memory and the head-of-line wait of one batch.
 _BATCH_MAX = 64
+#: The consumer group every bot worker reads the bot queue's streams in.
+_BOT_GROUP = "bot-workers"
 #: How long the benchmark's reference write keeps its key, in milliseconds.
 _PROBE_TTL_MS = 10_000
 #: A script's run, as its span names it (its EVAL fallback, when the server lacks it, included).
@@ -371,6 +418,14 @@ class RedisStore:
         self._pooled = asyncio.Semaphore(settings.max_connections)
         #: The spans of the calls, when tracing is on (see trace_calls).
         self._spans: CallSpans | None = None
+        #: The bot queue's streams, by partition, and where the next take starts looking.
+        self._bot_keys = [
+            self._keys.bot_turns(partition) for partition in range(settings.bot_queue_partitions)
+        ]
+        self._next_partition = 0
+        #: A cluster's workers' wake-ups: every partition's channel, once first waited on.
+        self._bot_wakeups: list[Subscription] | None = None
+        self._wakeups_opening = asyncio.Lock()
 
     @classmethod
     def connect(
@@ -393,6 +448,11 @@ class RedisStore:
     def keys_of(self, game_id: str) -> GameKeys:
         """The Redis keys of ``game_id`` (for inspection, e.g. MEMORY USAGE in tests)."""
         return self._keys.game(game_id)
+
+    def bot_key_of(self, game_id: str) -> str:
+        """The stream of the bot queue's partition that holds ``game_id``'s turns (for
+        inspection in tests)."""
+        return self._bot_keys[self._partition_of(check_game_id(game_id))]
 
     def trace_calls(self, spans: CallSpans | None) -> None:
         """Give each Redis call a span started by ``spans`` (see :mod:`.call_spans`), or none
@@ -683,22 +743,236 @@ class RedisStore:
         await self._run("settle_deadline", SETTLE_DEADLINE.run(self._clients.main, [key], args))
 
     async def push_bot_turn(self, game_id: str, version: int) -> None:
-        """See :meth:`.contract.GameStore.push_bot_turn` (not written yet)."""
-        raise NotImplementedError("the Redis store's bot queue is not written yet")
+        """See :meth:`.contract.GameStore.push_bot_turn`: one script, ``XADD`` to the game's
+        partition (and, on a cluster, ``SPUBLISH`` on the partition's channel)."""
+        check_game_id(game_id)
+        check_version(version)
+        partition = self._partition_of(game_id)
+        channel = "" if self._clients.blocking else self._keys.bot_turns_channel(partition)
+        keys = [self._bot_keys[partition]]
+        args: list[bytes | str | int] = [game_id, version, channel]
+        if self._batcher is None:
+            await self._run(
+                "push_bot_turn",
+                PUSH_BOT_TURN.run(self._clients.main, keys, args),
+                command=_EVALSHA,
+            )
+        else:
+            # It follows a commit on a request's path: it joins the commits' batch.
+            pending = self._batcher.submit("push_bot_turn", ScriptCall(PUSH_BOT_TURN, keys, args))
+            await (
+                pending if self._spans is None else self._traced("push_bot_turn", _EVALSHA, pending)
+            )
 
     async def take_bot_turns(
         self, consumer: str, count: int, block_ms: int, reclaim_after_ms: int
     ) -> list[BotTurn]:
-        """See :meth:`.contract.GameStore.take_bot_turns` (not written yet)."""
-        raise NotImplementedError("the Redis store's bot queue is not written yet")
+        """See :meth:`.contract.GameStore.take_bot_turns` and the module docstring ("The bot
+        queue"): a script that reclaims and reads without waiting, then, with nothing to take,
+        a wait for a push (a blocking ``XREADGROUP`` on a single server, the partitions'
+        channels on a cluster), and again until ``block_ms`` has passed."""
+        check_queue_take(consumer, count, block_ms, reclaim_after_ms)
+        loop = asyncio.get_running_loop()
+        give_up_at = loop.time() + block_ms / 1000
+        blocking = self._clients.blocking
+        wakeups = None
+        if blocking is None and block_ms > 0:
+            # Subscribed before the first look: a push after it wakes the wait below.
+            wakeups = await self._bot_turn_wakeups()
+        partitions: Sequence[int] = range(len(self._bot_keys))
+        while True:
+            turns = await self._take_now(consumer, count, reclaim_after_ms, partitions)
+            left = give_up_at - loop.time()
+            if turns or left <= 0:
+                return turns
+            if wakeups is None:
+                assert blocking is not None
+                turns = await self._block_for_turns(blocking, consumer, count, left)
+                if turns:
+                    return turns
+            else:
+                # Then look only where a push came: every waiting worker is woken by it.
+                partitions = await self._wait_for_push(wakeups, left)
+
+    def _partition_of(self, game_id: str) -> int:
+        """The partition of the bot queue that holds ``game_id``'s turns (stable everywhere:
+        CRC-32 of the id, not Python's salted hash)."""
+        return zlib.crc32(game_id.encode()) % len(self._bot_keys)
+
+    def _first_partition(self) -> int:
+        """Where the next take starts looking: turned at each take, so that on a cluster every
+        partition is looked at first in turn (a single server merges them by age anyway)."""
+        self._next_partition = (self._next_partition + 1) % len(self._bot_keys)
+        return self._next_partition
+
+    async def _take_now(
+        self, consumer: str, count: int, reclaim_after_ms: int, partitions: Sequence[int]
+    ) -> list[BotTurn]:
+        """The turns there are now, without waiting: one script over every partition on a
+        single server; on a cluster (a script's keys must share a slot) one per partition of
+        ``partitions``, starting at a different one each time, until ``count`` are taken."""
+        first = self._first_partition()
+        if self._clients.blocking is not None:
+            groups = [self._bot_keys]
+        else:
+            n = len(partitions)
+            groups = [[self._bot_keys[partitions[(first + i) % n]]] for i in range(n)]
+            first = 0
+        turns: list[BotTurn] = []
+        for keys in groups:
+            args: list[bytes | str | int] = [
+                _BOT_GROUP,
+                consumer,
+                count - len(turns),
+                reclaim_after_ms,
+                first,
+            ]
+            reply = await self._run(
+                "take_bot_turns",
+                TAKE_BOT_TURNS.run(self._clients.main, keys, args),
+                command=_EVALSHA,
+            )
+            turns.extend(
+                _bot_turn(receipt, game_id, version, deliveries)
+                for _, receipt, game_id, version, deliveries in reply
+            )
+            if len(turns) >= count:
+                break
+        return turns
+
+    async def _block_for_turns(
+        self, client: ScriptRunner, consumer: str, count: int, left: float
+    ) -> list[BotTurn]:
+        """New turns, waiting up to ``left`` seconds for one: one ``XREADGROUP ... BLOCK`` over
+        every partition, on the blocking client's connection. Empty if none came, or if a
+        partition's group is gone (the next look creates it again)."""
+        keys = self._bot_keys
+        command = (
+            "XREADGROUP", "GROUP", _BOT_GROUP, consumer, "COUNT", count,
+            "BLOCK", max(1, round(left * 1000)), "STREAMS", *keys, *[">"] * len(keys),
+        )  # fmt: skip
+
+        async def read() -> Any:
+            try:
+                return await client.execute_command(*command)
+            except ResponseError as error:
+                # NOGROUP: a group (or its stream) is gone, as after a restart; UNBLOCKED: the
+                # stream was deleted while the read waited.
+                if str(error).startswith(("NOGROUP", "UNBLOCKED")):
+                    return None
+                raise
+
+        reply = await self._run(
+            "take_bot_turns",
+            read(),
+            timeout=left + self._settings.operation_timeout,
+            pooled=False,
+            command="XREADGROUP",
+        )
+        by_key = {key.encode(): n for n, key in enumerate(keys)}
+        taken = [
+            (by_key[bytes(key)], _bot_turn(receipt, fields[b"g"], fields[b"v"], 1))
+            for key, entries in reply or []
+            for receipt, fields in entries
+        ]
+        # COUNT is per stream: pushes to two partitions in one server step could bring more.
+        for partition in {partition for partition, _ in taken[count:]}:
+            extra = [turn.receipt for p, turn in taken[count:] if p == partition]
+            await self._run(
+                "take_bot_turns",
+                HAND_BACK_BOT_TURNS.run(
+                    self._clients.main, [keys[partition]], [_BOT_GROUP, consumer, *extra]
+                ),
+                command=_EVALSHA,
+            )
+        return [turn for _, turn in taken[:count]]
+
+    async def _bot_turn_wakeups(self) -> list[Subscription]:
+        """The subscriptions to every partition's channel, opened on first use and kept (a
+        failed one is dropped, with its fellows, by :meth:`_wait_for_push`)."""
+        async with self._wakeups_opening:
+            if self._bot_wakeups is None:
+                opened: list[Subscription] = []
+                try:
+                    for partition in range(len(self._bot_keys)):
+                        channel = self._keys.bot_turns_channel(partition)
+                        subscription: Subscription = await self._run(
+                            "take_bot_turns", self._clients.subscription(channel)
+                        )
+                        opened.append(subscription)
+                        await self._run(
+                            "take_bot_turns",
+                            subscription.open(),
+                            pooled=False,
+                            command="SSUBSCRIBE",
+                        )
+                except BaseException:
+                    await _close_all(opened)
+                    raise
+                self._bot_wakeups = opened
+            return self._bot_wakeups
+
+    async def _wait_for_push(self, wakeups: list[Subscription], left: float) -> list[int]:
+        """Wait up to ``left`` seconds for a push to any partition (a cluster's workers); the
+        partitions pushed to (none: the time is up)."""
+
+        async def wait() -> list[int]:
+            waits = [asyncio.ensure_future(wakeup.wait(left)) for wakeup in wakeups]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+            # A failed subscription raises its ConnectionError.
+            return [n for n, w in enumerate(waits) if w.done() and not w.cancelled() and w.result()]
+
+        try:
+            woken: list[int] = await self._run(
+                "take_bot_turns",
+                wait(),
+                timeout=left + self._settings.operation_timeout,
+                pooled=False,
+            )
+        except StoreError:
+            if self._bot_wakeups is wakeups:
+                self._bot_wakeups = None
+            await _close_all(wakeups)
+            raise
+        return woken
 
     async def finish_bot_turn(self, turn: BotTurn) -> None:
-        """See :meth:`.contract.GameStore.finish_bot_turn` (not written yet)."""
-        raise NotImplementedError("the Redis store's bot queue is not written yet")
+        """See :meth:`.contract.GameStore.finish_bot_turn`: one script, ``XACK`` and ``XDEL``."""
+        key = self._bot_keys[self._partition_of(check_game_id(turn.game_id))]
+        await self._run(
+            "finish_bot_turn",
+            FINISH_BOT_TURN.run(self._clients.main, [key], [_BOT_GROUP, turn.receipt]),
+            command=_EVALSHA,
+        )
 
     async def bot_queue_stats(self) -> QueueStats:
-        """See :meth:`.contract.GameStore.bot_queue_stats` (not written yet)."""
-        raise NotImplementedError("the Redis store's bot queue is not written yet")
+        """See :meth:`.contract.GameStore.bot_queue_stats`: the length and first entry of every
+        partition (finished turns are deleted, so the length is the depth); one script on a
+        single server, one per partition on a cluster."""
+        if self._clients.blocking is not None:
+            groups = [self._bot_keys]
+        else:
+            groups = [[key] for key in self._bot_keys]
+        replies = await asyncio.gather(
+            *[
+                self._run(
+                    "bot_queue_stats",
+                    BOT_QUEUE_STATS.run(self._clients.main, keys, ()),
+                    command=_EVALSHA,
+                )
+                for keys in groups
+            ]
+        )
+        stats = [(int(length), bytes(first)) for reply in replies for length, first in reply]
+        heads = [_entry_ms(first) for _, first in stats if first]
+        return QueueStats(
+            depth=sum(length for length, _ in stats),
+            oldest_queued_ms=min(heads) if heads else None,
+        )
 
     async def count_games(self) -> int:
         """Game keys of this prefix, by SCAN over every primary (see the module docstring).
@@ -746,8 +1020,42 @@ class RedisStore:
         commit batches in flight are done."""
         if self._batcher is not None:
             await self._batcher.close()
+        wakeups, self._bot_wakeups = self._bot_wakeups, None
+        await _close_all(wakeups or [])
         with self._failures("close"):
             await self._clients.close()
+
+
+def _entry_ms(entry_id: bytes | str) -> int:
+    """The milliseconds part of a stream entry id: when Redis added it.
+
+    >>> _entry_ms(b"1700000000123-4")
+    1700000000123
+    """
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(text.partition("-")[0])
+
+
+def _bot_turn(
+    receipt: bytes | str, game_id: bytes | str, version: bytes | str | int, deliveries: int
+) -> BotTurn:
+    """A turn from a stream entry (its id, its fields) and its delivery count."""
+    receipt = receipt.decode() if isinstance(receipt, bytes) else receipt
+    return BotTurn(
+        receipt=receipt,
+        game_id=game_id.decode() if isinstance(game_id, bytes) else game_id,
+        version=int(version),
+        queued_ms=_entry_ms(receipt),
+        deliveries=int(deliveries),
+    )
+
+
+async def _close_all(subscriptions: list[Subscription]) -> None:
+    """Close ``subscriptions``; closing only drops a connection's channel, so failures (of a
+    connection that failed already) change nothing."""
+    for subscription in subscriptions:
+        with contextlib.suppress(RedisError, OSError):
+            await subscription.close()
 
 
 def _pairs(reply: Any) -> list[tuple[Any, Any]]:

@@ -28,10 +28,15 @@ from typing import Any, Protocol
 from redis.exceptions import NoScriptError
 
 __all__ = [
+    "BOT_QUEUE_STATS",
     "COMMIT",
     "CREATE",
     "DELETE",
+    "FINISH_BOT_TURN",
+    "HAND_BACK_BOT_TURNS",
+    "PUSH_BOT_TURN",
     "READ_EVENTS",
+    "TAKE_BOT_TURNS",
     "Command",
     "LuaScript",
     "PipelineRunner",
@@ -265,5 +270,149 @@ local existed = redis.call('DEL', KEYS[1])
 redis.call('DEL', KEYS[2])
 if existed == 1 then redis.call('SPUBLISH', ARGV[1], '') end
 return existed
+""",
+)
+
+
+# -- the bot queue: one stream per partition, read by one consumer group --------------------------
+
+#: KEYS: the partition's stream. ARGV: game id, version, the partition's wake-up channel ('' for
+#: none). Adds the turn as an entry {g: game id, v: version}; a Redis Cluster's workers wait on
+#: the sharded channel (a single server's block on the streams themselves).
+PUSH_BOT_TURN = LuaScript(
+    "push_bot_turn",
+    """
+local id = redis.call('XADD', KEYS[1], '*', 'g', ARGV[1], 'v', ARGV[2])
+if ARGV[3] ~= '' then redis.call('SPUBLISH', ARGV[3], id) end
+return id
+""",
+)
+
+#: KEYS: partition streams (all of them on a single server; one on a cluster, as its keys must
+#: share a slot). ARGV: group, consumer, count, reclaim after (ms), the first partition to look
+#: at (0-based; the caller turns it, for fairness among equals).
+#: Returns up to count turns, each {partition (0-based), entry id, game id, version, deliveries}:
+#: first the entries another consumer was handed at least ``reclaim after`` ago (XAUTOCLAIM, which
+#: counts one more delivery), then new entries, oldest first across the partitions (their ids
+#: are the server's clock): their ids are read with XRANGE after the group's last delivered id,
+#: merged, and then delivered with XREADGROUP, which in a script hands out exactly those.
+#: Creates the group (and the stream) of a partition that has none, at id 0: turns pushed before
+#: any worker asked, or after a restart lost the group, are all delivered.
+TAKE_BOT_TURNS = LuaScript(
+    "take_bot_turns",
+    """
+local group, consumer = ARGV[1], ARGV[2]
+local want = tonumber(ARGV[3])
+local reclaim = ARGV[4]
+local first = tonumber(ARGV[5])
+local n = #KEYS
+local taken = {}
+local function field(flat, name)
+  for i = 1, #flat, 2 do
+    if flat[i] == name then return flat[i + 1] end
+  end
+  return false
+end
+local function older(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, bm = tonumber(am), tonumber(bm)
+  if am ~= bm then return am < bm end
+  return tonumber(as) < tonumber(bs)
+end
+local last = {}
+for k = 1, n do
+  local ok, groups = pcall(redis.call, 'XINFO', 'GROUPS', KEYS[k])
+  if ok then
+    for _, g in ipairs(groups) do
+      if field(g, 'name') == group then last[k] = field(g, 'last-delivered-id') end
+    end
+  end
+  if not last[k] then
+    redis.call('XGROUP', 'CREATE', KEYS[k], group, '0', 'MKSTREAM')
+    last[k] = '0-0'
+  end
+end
+for i = 0, n - 1 do
+  local k = (first + i) % n + 1
+  local cursor = '0-0'
+  while #taken < want do
+    local reply = redis.call('XAUTOCLAIM', KEYS[k], group, consumer, reclaim, cursor,
+      'COUNT', want - #taken)
+    for _, entry in ipairs(reply[2]) do
+      if entry[2] then
+        local pending = redis.call('XPENDING', KEYS[k], group, entry[1], entry[1], 1)
+        taken[#taken + 1] = {k - 1, entry[1], field(entry[2], 'g'), field(entry[2], 'v'),
+          pending[1][4]}
+      end
+    end
+    cursor = reply[1]
+    if cursor == '0-0' then break end
+  end
+end
+local fresh = want - #taken
+if fresh <= 0 then return taken end
+local peeked, at, chosen = {}, {}, {}
+for k = 1, n do
+  peeked[k] = redis.call('XRANGE', KEYS[k], '(' .. last[k], '+', 'COUNT', fresh)
+  at[k] = 1
+  chosen[k] = 0
+end
+for _ = 1, fresh do
+  local best = nil
+  for i = 0, n - 1 do
+    local k = (first + i) % n + 1
+    local entry = peeked[k][at[k]]
+    if entry and (best == nil or older(entry[1], peeked[best][at[best]][1])) then best = k end
+  end
+  if best == nil then break end
+  local entry = peeked[best][at[best]]
+  taken[#taken + 1] = {best - 1, entry[1], field(entry[2], 'g'), field(entry[2], 'v'), 1}
+  at[best] = at[best] + 1
+  chosen[best] = chosen[best] + 1
+end
+for k = 1, n do
+  if chosen[k] > 0 then
+    redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', chosen[k], 'STREAMS', KEYS[k], '>')
+  end
+end
+return taken
+""",
+)
+
+#: KEYS: a partition's stream. ARGV: group, consumer, then entry ids this consumer was handed
+#: and will not decide. Makes them look stale (idle for a very long time, never delivered), so
+#: the next take, by any consumer, reclaims them at once with their first delivery.
+HAND_BACK_BOT_TURNS = LuaScript(
+    "hand_back_bot_turns",
+    """
+local ids = {}
+for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end
+return redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, unpack(ids),
+  'IDLE', 100000000000, 'RETRYCOUNT', 0, 'JUSTID')
+""",
+)
+
+#: KEYS: a partition's stream. ARGV: group, entry id. Acknowledges and deletes the entry, so a
+#: stream holds only the turns waiting or being decided. A missing group (lost in a restart) is
+#: no reason to keep the entry.
+FINISH_BOT_TURN = LuaScript(
+    "finish_bot_turn",
+    """
+pcall(redis.call, 'XACK', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('XDEL', KEYS[1], ARGV[2])
+""",
+)
+
+#: KEYS: partition streams. Returns per stream {length, its first entry id or ''}.
+BOT_QUEUE_STATS = LuaScript(
+    "bot_queue_stats",
+    """
+local stats = {}
+for k = 1, #KEYS do
+  local head = redis.call('XRANGE', KEYS[k], '-', '+', 'COUNT', 1)
+  stats[k] = {redis.call('XLEN', KEYS[k]), head[1] and head[1][1] or ''}
+end
+return stats
 """,
 )

@@ -32,6 +32,11 @@ class StoreSettings:
     max_games: int = 10_000
     #: Longest wait of a watcher before it checks that the game still exists (XREAD BLOCK).
     watch_block: float = 5.0
+    #: Redis: how many streams the bot queue is spread over (the partition of a turn follows from
+    #: its game id). Each has a hash tag of its own, so on a Redis Cluster they spread over the
+    #: masters. Every process sharing a key prefix must use the same number; change it only with
+    #: the queue empty (turns in a partition beyond the new number would wait forever).
+    bot_queue_partitions: int = 16
     #: Redis: TCP connect timeout.
     connect_timeout: float = 0.5
     #: Redis: longest wait for a reply on an open connection.
@@ -62,6 +67,8 @@ class StoreSettings:
                 raise ValueError(f"{name} must be at least 0.001 s, got {value!r}")
         if self.max_connections < 1:
             raise ValueError("max_connections must be positive")
+        if not 1 <= self.bot_queue_partitions <= 1024:
+            raise ValueError("bot_queue_partitions must be 1 to 1024")
         if self.max_games < 0:
             raise ValueError("max_games must not be negative")
         if any(ch in self.key_prefix for ch in "{}"):
