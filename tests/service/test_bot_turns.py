@@ -138,7 +138,7 @@ async def test_a_bots_reply_to_a_timeout_goes_to_the_queue() -> None:
     store = MemoryStore()
     clock = _Clock()
     games = HostedGames(store, allow_testing=True, clock=clock)
-    request = _bots_first([0, GREEDY], move_seconds=1)
+    request = _bots_first([play_pb2.BOT_LEVEL_UNSPECIFIED, GREEDY], move_seconds=1)
     created = await games.create(request, SPECTATOR)
     assert created.view.turn == 0 and not created.view.HasField("bot_thinking_seat")
     clock.now += 1.5
