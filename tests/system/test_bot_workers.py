@@ -16,11 +16,13 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from hanafuda.v1 import game_pb2, play_pb2, rules_pb2, service_pb2
 
@@ -189,3 +191,26 @@ async def test_the_in_process_store_plays_a_whole_game_against_an_expert(tmp_pat
             assert any(e.HasField("actor") and e.actor == 1 for e in log.events)
             _one_decision_per_version(log)
         assert referee.metric("hanafuda_bot_queue_depth") == 0
+
+
+async def test_serving_processes_share_one_pool_started_by_the_supervisor(
+    tmp_path: Path, key_prefix: str
+) -> None:
+    everyone = service_pb2.CreateGameRequest(
+        kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"], bots=[EXPERT, EXPERT], seed=4
+    )
+    everyone.koi_koi.rounds = 1
+    flags = ["--workers", "2", "--bot-workers", "1"]
+    with RefereeProcess(tmp_path, env=redis_env(key_prefix), flags=flags) as referee:
+        async with open_client("http", referee) as client:
+            created = await client.create(everyone)
+            final = await after_the_bots(client, created.game, None, created.view, within=60)
+            assert final.status == game_pb2.GAME_STATUS_OVER
+        serving = [r for r in referee.log_records() if r.get("event") == "bot worker serving"]
+        assert len(serving) == 1, serving
+        # The decisions of the pool's process are in the /metrics of every serving process.
+        text = httpx.get(f"{referee.http_url}/metrics", timeout=5).text
+        (count,) = re.findall(
+            r'^hanafuda_bot_decisions_total\{level="expert"\} (\S+)$', text, flags=re.MULTILINE
+        )
+        assert float(count) > 0
