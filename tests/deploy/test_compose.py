@@ -1,7 +1,8 @@
 """deploy/compose.yaml and deploy/compose.cluster.yaml, checked without a Docker engine: two or
 more referee replicas built from this repository behind one load balancer (HAProxy,
 deploy/haproxy.cfg), over one Redis or a Redis Cluster, with settings the service accepts and
-that make them share games, and a Redis that keeps every game behind a password.
+that make them share games, the bot workers as a service of their own over the same store, and a
+Redis that keeps every game behind a password.
 
 The load balancer's configuration is also checked by HAProxy itself and run in front of two live
 referees when HAProxy is installed (Debian's package: ``apt-get install haproxy``); those tests
@@ -12,12 +13,15 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import http.server
 import ipaddress
 import os
 import re
 import secrets
 import shutil
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +33,14 @@ import httpx
 import pytest
 from hanafuda.v1 import rules_pb2, service_pb2, service_pb2_grpc
 
-from hanafuda_referee.config import VARIABLES, Config
+from hanafuda_referee.config import Config
 from hanafuda_referee.store.factory import parse_store_url
 from tests.store.servers import free_port, port_answers
 from tests.system.processes import RefereeProcess
 from tests.system.shared_redis import SHARED_REDIS_URL, owned_prefix
 
+from . import bot_workers
+from .bot_workers import SETTINGS
 from .compose import HAProxyConfig, Section, load_compose
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,8 +75,23 @@ def haproxy_config() -> HAProxyConfig:
     return HAProxyConfig.read(HAPROXY_CONFIG)
 
 
+def _is_bot_workers(service: dict[str, Any]) -> bool:
+    return service.get("command") == [bot_workers.COMMAND]
+
+
 def _referees(services: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {name: service for name, service in services.items() if "build" in service}
+    """The services that run the referee: built from the repository, with its default command."""
+    return {
+        name: service
+        for name, service in services.items()
+        if "build" in service and not _is_bot_workers(service)
+    }
+
+
+def _bot_workers(services: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The one service that runs the bot workers: its name and itself."""
+    (found,) = ((name, s) for name, s in services.items() if _is_bot_workers(s))
+    return found
 
 
 def _redis_servers(services: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -163,7 +184,7 @@ def test_the_replicas_accept_their_settings_and_share_one_store(
         unknown = {
             key
             for key in services[name]["environment"]
-            if key.startswith("HANAFUDA_") and key not in VARIABLES
+            if key.startswith("HANAFUDA_") and key not in SETTINGS
         }
         assert not unknown, f"{name}: {unknown} are not settings of the service"
     # The same Redis and the same key prefix: a game made through one is found by the others.
@@ -201,6 +222,107 @@ def test_the_replicas_wait_for_redis_and_get_time_to_drain(
                 }
         assert redis_servers <= healthy, f"{name} does not wait for {redis_servers - healthy}"
         assert _seconds(service["stop_grace_period"]) > _config(service).shutdown_grace, name
+
+
+# -- the bot workers ------------------------------------------------------------------------------
+
+
+def test_the_bot_workers_are_a_service_of_their_own_over_the_replicas_store(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    name, workers = _bot_workers(services)
+    referees = _referees(services)
+    # The replicas' image, built from the repository the same way, running the workers' command.
+    for referee in referees.values():
+        assert (workers["build"], workers["image"]) == (referee["build"], referee["image"])
+        # No bot in the replicas: every bot turn is the workers'.
+        assert str(referee["environment"][bot_workers.EMBEDDED_POOL]) == "0"
+    environment = {key: str(value) for key, value in workers["environment"].items()}
+    assert set(environment) <= SETTINGS, set(environment) - SETTINGS
+    assert bot_workers.EMBEDDED_POOL not in environment
+    # The replicas' Redis and key prefix: the same games and the same queue.
+    config = _config(workers)
+    for referee in referees.values():
+        assert (config.redis_url, config.key_prefix) == (
+            _config(referee).redis_url,
+            _config(referee).key_prefix,
+        )
+    # Scaled apart (`--scale bot-workers=N`): nothing that only one container can hold.
+    assert "ports" not in workers and "container_name" not in workers, name
+    assert int(environment[bot_workers.PROCESSES]) >= 1
+    # Under contention the replicas' answers come first: the workers weigh less than a referee
+    # (Docker's default weight, 1024), and no cap that a small host could refuse.
+    for referee in referees.values():
+        assert workers["cpu_shares"] < referee.get("cpu_shares", 1024)
+    assert "cpus" not in workers
+
+
+def test_the_bot_workers_wait_for_redis_stop_gracefully_and_are_locked_down(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    _, workers = _bot_workers(services)
+    for referee in _referees(services).values():
+        assert workers["depends_on"] == referee["depends_on"]
+    assert _seconds(workers["stop_grace_period"]) > _config(workers).shutdown_grace
+    assert workers["read_only"] is True
+    assert workers["cap_drop"] == ["ALL"]
+    assert workers["security_opt"] == ["no-new-privileges:true"]
+    assert workers["restart"] == "unless-stopped"
+
+
+class _HealthOnly(http.server.BaseHTTPRequestHandler):
+    """Answers 200 on ``/healthz`` and 404 elsewhere: where the workers' health check must ask."""
+
+    def do_GET(self) -> None:
+        self.send_response(200 if self.path == "/healthz" else 404)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # the base class names it `format`
+        pass
+
+
+def _health_check(workers: dict[str, Any], environment: dict[str, str]) -> int:
+    """The exit status of the service's health check, run as Docker runs it (exec form) with
+    this interpreter as the image's ``python``."""
+    test = workers["healthcheck"]["test"]
+    assert test[0] == "CMD" and test[1] == "python", test
+    env = {**os.environ, **environment}
+    run = subprocess.run([sys.executable, *test[2:]], env=env, capture_output=True, timeout=30)
+    return run.returncode
+
+
+def test_the_bot_workers_health_check_asks_their_health_port(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    _, workers = _bot_workers(services)
+    environment = {key: str(value) for key, value in workers["environment"].items()}
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HealthOnly)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        listening = {**environment, bot_workers.HEALTH_PORT: str(server.server_address[1])}
+        assert _health_check(workers, listening) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    # Nothing on the port: unhealthy.
+    assert _health_check(workers, {**environment, bot_workers.HEALTH_PORT: str(free_port())}) != 0
+
+
+@pytest.mark.parametrize("compose_file", COMPOSE_FILES)
+def test_the_bot_workers_health_check_passes_on_live_workers(
+    compose_file: str, tmp_path: Path
+) -> None:
+    if not bot_workers.command_available():
+        pytest.skip("this hanafuda-referee has no bot-workers command")
+    services = load_compose(DEPLOY / compose_file, {"REDIS_PASSWORD": PASSWORD})["services"]
+    _, workers = _bot_workers(services)
+    environment = {key: str(value) for key, value in workers["environment"].items()}
+    with owned_prefix() as prefix:
+        environment |= {"REDIS_URL": SHARED_REDIS_URL, "HANAFUDA_KEY_PREFIX": prefix}
+        with bot_workers.running(environment, tmp_path) as port:
+            assert _health_check(workers, {bot_workers.HEALTH_PORT: str(port)}) == 0
 
 
 # -- Redis ----------------------------------------------------------------------------------------
@@ -509,5 +631,5 @@ def test_the_deploy_readme_names_only_real_settings() -> None:
         re.findall(r"\b(?:HANAFUDA_[A-Z_]+|REDIS_URL)\b", (DEPLOY / "README.md").read_text())
     )
     assert named
-    unknown = named - VARIABLES
+    unknown = named - SETTINGS
     assert not unknown, f"deploy/README.md names {unknown}, which are not settings"

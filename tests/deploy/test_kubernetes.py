@@ -1,9 +1,9 @@
 """deploy/kubernetes, checked without a cluster: every kustomization (the base and each overlay)
 rendered by ``kubectl kustomize``, validated against the Kubernetes API schemas offline
 (``kubernetes-validate``, strict: an unknown field fails), read against the code (ports,
-settings, the image's user) and run where it can be run here: the Deployment's probes against a
-live referee, the Redis servers with the StatefulSets' own arguments, and the Job that makes the
-Redis Cluster with its own script.
+settings, the image's user, the bot workers' command and health port) and run where it can be
+run here: the Deployment's probes against a live referee, the Redis servers with the
+StatefulSets' own arguments, and the Job that makes the Redis Cluster with its own script.
 
 The local redis-server may be older than the manifests' image (Debian's 7.0 against 7.4): the
 arguments they use are read the same by both.
@@ -11,11 +11,13 @@ arguments they use are read the same by both.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import secrets
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -25,13 +27,16 @@ import httpx
 import kubernetes_validate  # type: ignore[import-untyped]  # no type hints
 import pytest
 import redis
+import yaml  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
-from hanafuda_referee.config import VARIABLES, Config
+from hanafuda_referee.config import Config
 from hanafuda_referee.store.factory import parse_store_url
 from tests.store.servers import REDIS_CLI, REDIS_SERVER, free_port
 from tests.system.processes import RefereeProcess
 
+from . import bot_workers
+from .bot_workers import SETTINGS
 from .dockerfile import Dockerfile
 from .kubernetes import (
     KUBECTL,
@@ -59,6 +64,11 @@ KUBERNETES_VERSIONS = ("1.27", "1.37")
 
 #: The Deployment of the referee and its container, as the base names them.
 REFEREE = "hanafuda-referee"
+#: The Deployment of the bot workers and its container.
+BOT_WORKERS = "hanafuda-bot-workers"
+BOT_WORKERS_CONTAINER = "bot-workers"
+#: The objects of the manifests that belong to no namespace.
+CLUSTER_SCOPED = frozenset({"PriorityClass"})
 #: The Secrets the README has the reader make, with made-up values.
 SECRETS: Mapping[str, Mapping[str, str]] = {"hanafuda-redis": {"password": secrets.token_hex(24)}}
 OVERLAYS = tuple(k for k in KUSTOMIZATIONS if k.startswith("overlays/"))
@@ -83,6 +93,19 @@ def _referee_environment(manifests: Manifests) -> dict[str, str]:
     return manifests.environment(_referee(manifests).container("referee"), SECRETS)
 
 
+def _bot_workers(manifests: Manifests) -> PodTemplate:
+    return manifests.pod("Deployment", BOT_WORKERS)
+
+
+def _bot_workers_environment(manifests: Manifests) -> dict[str, str]:
+    return manifests.environment(_bot_workers(manifests).container(BOT_WORKERS_CONTAINER), SECRETS)
+
+
+def _cores(quantity: str) -> float:
+    """A Kubernetes CPU quantity (``500m``, ``1``, ``1.5``) in cores."""
+    return int(quantity[:-1]) / 1000 if quantity.endswith("m") else float(quantity)
+
+
 def _memory_bytes(quantity: str) -> int:
     """A Kubernetes memory quantity (``512Mi``, ``1Gi``, ``1G``) or a Redis one (``600mb``)."""
     units = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "k": 10**3, "m": 10**6, "g": 10**9}
@@ -105,7 +128,11 @@ def _option(args: list[str], name: str) -> str:
 def test_every_kustomization_renders_into_the_namespace(manifests: Manifests) -> None:
     assert manifests.objects
     for item in manifests.objects:
-        assert item["metadata"].get("namespace") == "hanafuda", item["metadata"]["name"]
+        namespace = item["metadata"].get("namespace")
+        if item["kind"] in CLUSTER_SCOPED:
+            assert namespace is None, item["metadata"]["name"]
+        else:
+            assert namespace == "hanafuda", item["metadata"]["name"]
         assert item["metadata"]["labels"]["app.kubernetes.io/part-of"] == "hanafuda-referee"
     assert {"base", "overlays/redis", "overlays/redis-cluster"} <= set(KUSTOMIZATIONS)
 
@@ -152,15 +179,18 @@ def test_the_container_ports_are_the_referees_defaults(manifests: Manifests) -> 
     assert settings.host == "0.0.0.0"
 
 
-def test_every_variable_of_the_referee_is_a_setting(manifests: Manifests) -> None:
-    container = _referee(manifests).container()
+@pytest.mark.parametrize("deployment", [REFEREE, BOT_WORKERS])
+def test_every_variable_of_the_referee_and_its_workers_is_a_setting(
+    manifests: Manifests, deployment: str
+) -> None:
+    container = manifests.pod("Deployment", deployment).container()
     names = [entry["name"] for entry in container.get("env") or []]
     for source in container.get("envFrom") or []:
         config_map = manifests.one("ConfigMap", source["configMapRef"]["name"])
         names.extend(source.get("prefix", "") + key for key in config_map["data"])
     values = [entry.get("value", "") for entry in container.get("env") or []]
     for position, name in enumerate(names):
-        if name in VARIABLES:
+        if name in SETTINGS:
             continue
         # A helper only spelled into a later value (the Redis password into REDIS_URL): the
         # kubelet expands a reference only to a variable defined before it.
@@ -247,32 +277,155 @@ def test_the_services_expose_both_transports_with_their_protocols(manifests: Man
     assert not headless["spec"].get("publishNotReadyAddresses", False)
 
 
+@pytest.mark.parametrize("name", [REFEREE, BOT_WORKERS])
 def test_the_autoscaler_and_the_disruption_budget_keep_a_pod_serving(
-    manifests: Manifests,
+    manifests: Manifests, name: str
 ) -> None:
-    deployment = manifests.one("Deployment", REFEREE)
+    # The referee and the bot workers alike, each with its own: they scale apart.
+    deployment = manifests.one("Deployment", name)
     # The autoscaler owns the count: a replicas field would reset it at each apply.
     assert "replicas" not in deployment["spec"]
-    autoscaler = manifests.one("HorizontalPodAutoscaler", REFEREE)
+    autoscaler = manifests.one("HorizontalPodAutoscaler", name)
     target = autoscaler["spec"]["scaleTargetRef"]
-    assert (target["kind"], target["name"]) == ("Deployment", REFEREE)
+    assert (target["kind"], target["name"]) == ("Deployment", name)
     assert 2 <= autoscaler["spec"]["minReplicas"] < autoscaler["spec"]["maxReplicas"]
     (metric,) = autoscaler["spec"]["metrics"]
     assert metric["resource"]["name"] == "cpu"
-    budget = manifests.one("PodDisruptionBudget", REFEREE)
-    assert selects(budget["spec"]["selector"], _referee(manifests).labels)
+    budget = manifests.one("PodDisruptionBudget", name)
+    pods = {pod.name: pod for pod in manifests.pods()}
+    for other, pod in pods.items():
+        assert selects(budget["spec"]["selector"], pod.labels) == (other == name), other
     assert budget["spec"]["maxUnavailable"] < autoscaler["spec"]["minReplicas"]
     assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+
+
+# -- the bot workers ------------------------------------------------------------------------------
+
+
+def test_the_bot_workers_run_apart_from_the_referee(manifests: Manifests) -> None:
+    referee, workers = _referee(manifests), _bot_workers(manifests)
+    container = workers.container(BOT_WORKERS_CONTAINER)
+    # The referee's own image, running the workers' command.
+    assert container["image"] == referee.container()["image"]
+    assert "command" not in container
+    assert container["args"] == [bot_workers.COMMAND]
+    # The referee's pods run no bot: every bot turn is the workers'.
+    assert _referee_environment(manifests)[bot_workers.EMBEDDED_POOL] == "0"
+    # No Service sends clients to the workers, and the referee's selector is not theirs.
+    for service in manifests.of_kind("Service"):
+        assert not selects({"matchLabels": service["spec"]["selector"]}, workers.labels)
+    referee_selector = manifests.one("Deployment", REFEREE)["spec"]["selector"]
+    assert not selects(referee_selector, workers.labels)
+    workers_selector = workers.workload["spec"]["selector"]
+    assert selects(workers_selector, workers.labels)
+    assert not selects(workers_selector, referee.labels)
+
+
+def test_the_bot_workers_share_the_referees_store_and_settings(manifests: Manifests) -> None:
+    referee = _referee_environment(manifests)
+    workers = _bot_workers_environment(manifests)
+    # The same Redis and key prefix (the same games and the same queue), the same game
+    # lifetimes: every setting of the referee's but its API key, which creates games.
+    shared = {name: value for name, value in referee.items() if name != "HANAFUDA_API_KEY"}
+    assert {name: workers.get(name) for name in shared} == shared
+    config = Config.load(None, workers)
+    assert config.redis_url is not None, "the workers would refuse the in-process store"
+    assert "$(" not in config.redis_url
+    # Their own settings are theirs alone.
+    own = {bot_workers.PROCESSES, bot_workers.HEALTH_PORT}
+    assert own <= set(workers)
+    assert not own & set(referee)
+    assert int(workers[bot_workers.PROCESSES]) >= 1
+
+
+def test_the_bot_workers_probes_are_on_their_health_port(manifests: Manifests) -> None:
+    container = _bot_workers(manifests).container(BOT_WORKERS_CONTAINER)
+    port = bot_workers.health_port(_bot_workers_environment(manifests))
+    # One port, the one the command serves its health and metrics on.
+    (declared,) = container["ports"]
+    assert (declared["containerPort"], declared["protocol"]) == (port, "TCP")
+    probes = {kind: container[kind] for kind in ("startupProbe", "livenessProbe", "readinessProbe")}
+    for kind, probe in probes.items():
+        action = probe["httpGet"]
+        assert action["port"] in (declared["name"], port), kind
+        assert action.get("scheme", "HTTP") == "HTTP", kind
+        assert action["path"] in bot_workers.HEALTH_PATHS, kind
+    # Liveness does not ask Redis (an outage must not restart every worker); readiness does.
+    liveness, readiness = bot_workers.HEALTH_PATHS
+    assert probes["startupProbe"]["httpGet"]["path"] == liveness
+    assert probes["livenessProbe"]["httpGet"]["path"] == liveness
+    assert probes["readinessProbe"]["httpGet"]["path"] == readiness
+
+
+def test_the_bot_workers_get_their_cores_scale_before_saturating_and_yield(
+    manifests: Manifests,
+) -> None:
+    pod = _bot_workers(manifests)
+    environment = _bot_workers_environment(manifests)
+    resources = pod.container()["resources"]
+    # A core for each worker process, each of which keeps one busy while turns wait.
+    request, limit = (_cores(resources[kind]["cpu"]) for kind in ("requests", "limits"))
+    assert request <= limit >= int(environment[bot_workers.PROCESSES])
+    # The autoscaler's CPU target (a share of the request) is reached before the limit: a pod
+    # at its limit is counted as busy, or the autoscaler would never add one.
+    (metric,) = manifests.one("HorizontalPodAutoscaler", BOT_WORKERS)["spec"]["metrics"]
+    assert metric["resource"]["target"]["averageUtilization"] / 100 * request < limit
+    # Below the referee for the scheduler, and never evicting a pod to be placed.
+    priority = manifests.one("PriorityClass", pod.spec["priorityClassName"])
+    assert priority["value"] < 0
+    assert priority["preemptionPolicy"] == "Never"
+    assert priority.get("globalDefault", False) is False
+    assert "priorityClassName" not in _referee(manifests).spec
+    # SIGTERM: time to end the decision in hand, and any drain on the referee's grace.
+    config = Config.load(None, environment)
+    assert pod.spec["terminationGracePeriodSeconds"] > config.shutdown_grace
+
+
+def test_the_queue_metrics_shown_for_the_workers_autoscaler_are_valid() -> None:
+    # base/autoscaling.yaml shows, commented out, the metrics to scale the workers on the queue
+    # with an external metrics adapter: added to the autoscaler, they must be a valid object.
+    text = (KUBERNETES / "base" / "autoscaling.yaml").read_text()
+    shown = "\n".join(line[5:] for line in text.splitlines() if line.startswith("#     "))
+    metrics = yaml.safe_load(shown)
+    assert {m["external"]["metric"]["name"] for m in metrics} <= set(bot_workers.METRICS)
+    autoscaler = render("base").one("HorizontalPodAutoscaler", BOT_WORKERS)
+    extended = {
+        **autoscaler,
+        "spec": {**autoscaler["spec"], "metrics": [*autoscaler["spec"]["metrics"], *metrics]},
+    }
+    for version in KUBERNETES_VERSIONS:
+        kubernetes_validate.validate(extended, version, strict=True)
+
+
+def test_nothing_reaches_the_bot_workers_but_their_health_port(manifests: Manifests) -> None:
+    workers = _bot_workers(manifests)
+    (declared,) = workers.container()["ports"]
+    guarding = [
+        policy
+        for policy in manifests.of_kind("NetworkPolicy")
+        if selects(policy["spec"]["podSelector"], workers.labels)
+        and "Ingress" in policy["spec"]["policyTypes"]
+    ]
+    assert guarding, "no NetworkPolicy guards the bot workers"
+    for policy in guarding:
+        rules = policy["spec"].get("ingress") or []
+        assert rules, "the probes and the metrics scrape need the health port"
+        for rule in rules:
+            # A rule without ports would open every port.
+            assert rule["ports"], policy["metadata"]["name"]
+            for port in rule["ports"]:
+                assert port["port"] in (declared["name"], declared["containerPort"])
 
 
 # -- Redis ----------------------------------------------------------------------------------------
 
 
-def test_only_the_referee_and_redis_itself_reach_redis(manifests: Manifests) -> None:
+def test_only_the_referee_its_workers_and_redis_itself_reach_redis(manifests: Manifests) -> None:
     referee = _referee(manifests)
+    workers = _bot_workers(manifests)
     redis_pods = _redis_pods(manifests)
     # The Job that makes a cluster is the only other pod allowed in.
-    allowed = [referee, *redis_pods, *(p for p in manifests.pods() if p.kind == "Job")]
+    allowed = [referee, workers, *redis_pods, *(p for p in manifests.pods() if p.kind == "Job")]
     policies = manifests.of_kind("NetworkPolicy")
     assert policies
     for pod in redis_pods:
@@ -284,6 +437,7 @@ def test_only_the_referee_and_redis_itself_reach_redis(manifests: Manifests) -> 
         ]
         assert guarding, f"no NetworkPolicy guards {pod.name}"
         referee_ports: set[int] = set()
+        worker_ports: set[int] = set()
         for policy in guarding:
             for rule in policy["spec"].get("ingress") or []:
                 assert rule.get("from"), f"{policy['metadata']['name']} lets anyone in"
@@ -300,10 +454,13 @@ def test_only_the_referee_and_redis_itself_reach_redis(manifests: Manifests) -> 
                     assert not others, f"{others} may reach Redis"
                     if referee in reached:
                         referee_ports |= ports
+                    if workers in reached:
+                        worker_ports |= ports
         assert 6379 in referee_ports, f"the referee cannot reach {pod.name}"
+        assert 6379 in worker_ports, f"the bot workers cannot reach {pod.name}"
     if manifests.kustomization == "base":
         # No Redis here: the policy is there for the one an overlay (or the reader) adds.
-        (policy,) = policies
+        (policy,) = (p for p in policies if not selects(p["spec"]["podSelector"], workers.labels))
         assert policy["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == (
             "redis"
         )
@@ -386,12 +543,18 @@ def _local_redis_url(manifests: Manifests, url: str, port: int) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def _probe(process: RefereeProcess, container: Mapping[str, Any], probe: Mapping[str, Any]) -> bool:
-    """Whether ``probe`` of the container succeeds against ``process`` (its ports found by the
-    container port the probe names)."""
-    by_name = {p["name"]: p["containerPort"] for p in container["ports"]}
+def _referee_ports(process: RefereeProcess) -> dict[int, int]:
+    """The referee's container ports -> the local process's."""
     defaults = Config()
-    local = {defaults.http_port: process.http_port, defaults.grpc_port: process.grpc_port}
+    return {defaults.http_port: process.http_port, defaults.grpc_port: process.grpc_port}
+
+
+def _probe(
+    local: Mapping[int, int], container: Mapping[str, Any], probe: Mapping[str, Any]
+) -> bool:
+    """Whether ``probe`` of the container succeeds against a local process whose ports are
+    ``local`` (container port -> local port; found by the container port the probe names)."""
+    by_name = {p["name"]: p["containerPort"] for p in container["ports"]}
     timeout = probe.get("timeoutSeconds", 1)
     if "httpGet" in probe:
         action = probe["httpGet"]
@@ -451,13 +614,58 @@ def test_the_probes_pass_on_a_live_referee_over_the_overlays_redis(
         environment["REDIS_URL"] = _local_redis_url(manifests, environment["REDIS_URL"], port)
         with RefereeProcess(tmp_path, env=environment, allow_testing=False) as referee:
             probes = {k: container[k] for k in ("startupProbe", "livenessProbe", "readinessProbe")}
+            local = _referee_ports(referee)
             for kind, probe in probes.items():
-                assert _probe(referee, container, probe), f"{kind} fails on a live referee"
+                assert _probe(local, container, probe), f"{kind} fails on a live referee"
             # Redis gone: the pod stops taking traffic but is not restarted.
             _stop(server)
-            assert not _probe(referee, container, probes["readinessProbe"])
-            assert _probe(referee, container, probes["livenessProbe"])
-            assert _probe(referee, container, probes["startupProbe"])
+            assert not _probe(local, container, probes["readinessProbe"])
+            assert _probe(local, container, probes["livenessProbe"])
+            assert _probe(local, container, probes["startupProbe"])
+    finally:
+        _stop(server)
+
+
+def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Whether ``check`` holds within ``seconds`` (asked every 0.1 s)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
+def test_the_probes_pass_on_live_bot_workers_over_the_overlays_redis(
+    single_redis: Manifests, tmp_path: Path
+) -> None:
+    if not bot_workers.command_available():
+        pytest.skip("this hanafuda-referee has no bot-workers command")
+    manifests = single_redis
+    (redis_pod,) = _redis_pods(manifests)
+    redis_container = redis_pod.container()
+    server, port = _start_redis(
+        redis_container, manifests.environment(redis_container, SECRETS), tmp_path / "redis"
+    )
+    try:
+        container = _bot_workers(manifests).container()
+        environment = _bot_workers_environment(manifests)
+        declared = bot_workers.health_port(environment)
+        environment["REDIS_URL"] = _local_redis_url(manifests, environment["REDIS_URL"], port)
+        with bot_workers.running(environment, tmp_path) as health_port:
+            local = {declared: health_port}
+            probes = {k: container[k] for k in ("startupProbe", "livenessProbe", "readinessProbe")}
+            for kind, probe in probes.items():
+                assert _eventually(functools.partial(_probe, local, container, probe)), kind
+            # What the autoscaler on the queue would read.
+            metrics = httpx.get(f"http://127.0.0.1:{health_port}/metrics", timeout=5).text
+            assert "hanafuda_bot_queue_depth" in metrics
+            # Redis gone: the workers are unready, and not restarted.
+            _stop(server)
+            readiness = probes["readinessProbe"]
+            assert _eventually(lambda: not _probe(local, container, readiness))
+            assert _probe(local, container, probes["livenessProbe"])
     finally:
         _stop(server)
 
@@ -534,6 +742,41 @@ def test_the_job_makes_the_cluster_the_referee_then_uses(
 # -- the README -----------------------------------------------------------------------------------
 
 
+def _readme_overlay_snippets() -> list[dict[str, Any]]:
+    """The README's YAML blocks that are parts of a kustomization (patches, generators)."""
+    blocks = re.findall(r"^( *)```yaml\n(.*?)^\1```", README.read_text(), re.MULTILINE | re.DOTALL)
+    snippets = []
+    for indent, body in blocks:
+        document = yaml.safe_load("\n".join(line[len(indent) :] for line in body.splitlines()))
+        if isinstance(document, dict) and {"patches", "configMapGenerator"} & set(document):
+            snippets.append(document)
+    return snippets
+
+
+def test_the_readmes_overlay_snippets_render_and_change_something(tmp_path: Path) -> None:
+    snippets = _readme_overlay_snippets()
+    assert len(snippets) >= 3, "the README's snippets were not found"
+    assert KUBECTL is not None
+    plain = render("overlays/redis").objects
+    for index, snippet in enumerate(snippets):
+        directory = tmp_path / f"overlay-{index}"
+        directory.mkdir()
+        base = os.path.relpath(KUBERNETES / "overlays/redis", directory)
+        kustomization: dict[str, Any] = {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": [base],
+            **snippet,
+        }
+        (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+        rendered = subprocess.run(
+            [KUBECTL, "kustomize", str(directory)], capture_output=True, text=True, timeout=60
+        )
+        assert rendered.returncode == 0, f"{snippet}:\n{rendered.stderr}"
+        objects = tuple(d for d in yaml.safe_load_all(rendered.stdout) if d)
+        assert objects != plain, f"{snippet} changes nothing"
+
+
 def test_the_readme_applies_real_kustomizations_and_names_real_settings() -> None:
     text = README.read_text()
     applied = set(re.findall(r"kubectl apply -k deploy/kubernetes/(\S+)", text))
@@ -541,4 +784,4 @@ def test_the_readme_applies_real_kustomizations_and_names_real_settings() -> Non
     for path in applied:
         assert path in KUSTOMIZATIONS, f"the README applies {path}, which is no kustomization"
     named = set(re.findall(r"\b(?:HANAFUDA_[A-Z_]+|REDIS_URL)\b", text))
-    assert not named - VARIABLES, f"the README names {named - VARIABLES}, not settings"
+    assert not named - SETTINGS, f"the README names {named - SETTINGS}, not settings"
