@@ -13,18 +13,29 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import sys
 import time
 
 from hanafuda_referee.bots import Budget, decide
 from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.moves import Move
 
-__all__ = ["EXPERT_CPU_SECONDS", "NICENESS", "decide_turn", "lower_priority"]
+__all__ = [
+    "EXPERT_CPU_SECONDS",
+    "NICENESS",
+    "decide_turn",
+    "die_with",
+    "lower_priority",
+    "start_worker_process",
+]
 
 #: The most CPU time one expert decision may take (seconds).
 EXPERT_CPU_SECONDS = 0.15
 #: How much lower a worker's CPU priority is than a serving process's (``os.nice``).
 NICENESS = 10
+#: Linux's prctl option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
 
 
 def decide_turn(decision: BotDecision) -> tuple[Move, float]:
@@ -51,3 +62,22 @@ def lower_priority() -> None:
     keeps a niceness per thread, and new threads inherit their creator's)."""
     with contextlib.suppress(OSError, AttributeError):  # not permitted, or not a Unix
         os.nice(NICENESS)
+
+
+def die_with(parent: int) -> None:
+    """Have the kernel send this process SIGTERM when ``parent`` dies (Linux), so that no worker
+    outlives the process that started it, even one killed with SIGKILL; exit now if it is gone
+    already."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def start_worker_process(parent: int) -> None:
+    """What a bot worker process does first: follow ``parent`` in death, lower its priority."""
+    die_with(parent)
+    lower_priority()

@@ -19,11 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from hanafuda_referee.botworkers.consumer import BotConsumer, consumer_name
-from hanafuda_referee.botworkers.deciding import decide_turn, lower_priority
+from hanafuda_referee.botworkers.deciding import decide_turn, start_worker_process
 from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.hosting.games import HostedGames
@@ -47,7 +48,8 @@ class EmbeddedBotWorkers:
         return ProcessPoolExecutor(
             self._processes,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=lower_priority,
+            initializer=start_worker_process,
+            initargs=(os.getpid(),),
         )
 
     async def start(self) -> None:

@@ -11,16 +11,14 @@ process that exits is replaced.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
 import os
 import signal
-import sys
 import time
 from multiprocessing.process import BaseProcess
 
 from hanafuda_referee.botworkers.consumer import BotConsumer, consumer_name
-from hanafuda_referee.botworkers.deciding import decide_turn, lower_priority
+from hanafuda_referee.botworkers.deciding import decide_turn, start_worker_process
 from hanafuda_referee.config import Config
 from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.hosting.games import HostedGames
@@ -30,8 +28,6 @@ from hanafuda_referee.store import open_store
 
 __all__ = ["WorkerProcesses"]
 
-#: Linux's prctl option: the signal a process gets when its parent dies.
-_PR_SET_PDEATHSIG = 1
 #: Seconds a stopping worker gets to finish its turn before it is killed.
 _STOP_GRACE = 5.0
 
@@ -101,20 +97,9 @@ class WorkerProcesses:
         self._processes.clear()
 
 
-def _die_with(parent: int) -> None:
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:
-        os._exit(1)
-
-
 def _work(config: Config, index: int, parent: int) -> None:
     """One worker process's life."""
-    _die_with(parent)
-    lower_priority()
+    start_worker_process(parent)
     configure_logging(config.log_format, config.log_level)
     asyncio.run(_consume(config, index))
 
