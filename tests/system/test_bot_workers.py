@@ -190,7 +190,11 @@ async def test_the_in_process_store_plays_a_whole_game_against_an_expert(tmp_pat
             log = await client.log(game, token)
             assert any(e.HasField("actor") and e.actor == 1 for e in log.events)
             _one_decision_per_version(log)
-        assert referee.metric("hanafuda_bot_queue_depth") == 0
+        # Every turn finished: the queue's gauge (sampled every 2 s) comes down to 0.
+        deadline = time.monotonic() + 10
+        while referee.metric("hanafuda_bot_queue_depth") != 0:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.2)
 
 
 async def test_serving_processes_share_one_pool_started_by_the_supervisor(
