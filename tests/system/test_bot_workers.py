@@ -170,6 +170,9 @@ async def test_external_workers_only(tmp_path: Path, key_prefix: str) -> None:
                 final = await after_the_bots(other, game, None, await other.view(game), within=60)
                 assert final.status == game_pb2.GAME_STATUS_OVER
                 assert workers.metric("hanafuda_bot_queue_depth") >= 0
+                assert httpx.get(f"{workers.http_url}/healthz", timeout=5).status_code == 200
+                # SIGTERM: the workers finish the turn in hand, the command exits cleanly.
+                assert workers.stop() == 0
             log = await other.log(game, None)
             _one_decision_per_version(log)
 
@@ -218,3 +221,9 @@ async def test_serving_processes_share_one_pool_started_by_the_supervisor(
             r'^hanafuda_bot_decisions_total\{level="expert"\} (\S+)$', text, flags=re.MULTILINE
         )
         assert float(count) > 0
+
+
+def test_the_command_refuses_the_in_process_store(tmp_path: Path) -> None:
+    workers = RefereeProcess(tmp_path, subcommand="bot-workers", name="alone")
+    assert workers.exit_status_at_start() == 2
+    assert "bot-workers needs Redis" in workers.log_text()
