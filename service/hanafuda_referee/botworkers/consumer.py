@@ -108,6 +108,10 @@ class BotConsumer:
                     logger.warning("bot queue unavailable", consumer=self._name)
                     await asyncio.sleep(1.0)
                     continue
+                except Exception:  # never let a surprise end the loop: no bot would move again
+                    logger.exception("bot queue take failed", consumer=self._name)
+                    await asyncio.sleep(1.0)
+                    continue
                 for turn in turns:
                     # Shielded: a stop lets the turn in hand finish.
                     await asyncio.shield(self.serve(turn))
