@@ -36,7 +36,9 @@ __all__ = ["EmbeddedBotWorkers"]
 
 class EmbeddedBotWorkers:
     """``processes`` search processes and the consumer that feeds them (see the module
-    docstring). :meth:`start`, then :meth:`run` until stopped, then :meth:`close`."""
+    docstring): :meth:`run` until stopped, then :meth:`close`. The processes start with the
+    first bot turns (a second or so, once), so that a referee that hosts no bot game never
+    starts them."""
 
     def __init__(self, games: HostedGames, processes: int) -> None:
         self._processes = processes
@@ -50,14 +52,6 @@ class EmbeddedBotWorkers:
             mp_context=multiprocessing.get_context("spawn"),
             initializer=start_worker_process,
             initargs=(os.getpid(),),
-        )
-
-    async def start(self) -> None:
-        """Start the pool's processes now rather than at the first decision (a process takes a
-        second or so to start and import the bots)."""
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(
-            *(loop.run_in_executor(self._pool, int) for _ in range(self._processes))
         )
 
     async def _decide(self, decision: BotDecision) -> tuple[Move, float]:
