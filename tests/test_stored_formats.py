@@ -263,3 +263,35 @@ def test_a_hachihachi_deal_logged_with_varint_hands_is_read_as_one_logged_now() 
         assert read == hachi_adapter.event_to_proto(rules, now, seat, info)
         expected = [] if seat is None else [c for c in range(1, 49) if hands[seat] >> c & 1]
         assert list(read.round_dealt.hand) == expected
+
+
+def test_a_commit_logged_with_bot_moves_in_it_still_replays() -> None:
+    """Before bot workers, a seat's move and the bot moves it handed the turn to shared one
+    commit: a format-2 log header with ``Cause.BOT`` steps after the ``PLAYED`` one. Such an entry,
+    as it was stored, still reads back and replays to the state those moves lead to."""
+    from hanafuda.v1 import rules_pb2, service_pb2
+
+    from hanafuda_referee.hosting.games import _Header, _state_after
+    from hanafuda_referee.hosting.kinds import adapter_for
+    from hanafuda_referee.hosting.turns import Cause
+    from hanafuda_referee.moves import Move, MoveKind
+
+    stored = bytes.fromhex("0280d095ffbc3105030001040000000101090001000001160001000000")
+    header = _Header.decode(stored)
+    assert [(s.seat, s.move, s.cause) for s in header.steps] == [
+        (0, Move(MoveKind.PLAY, 4, 0), Cause.PLAYED),
+        (1, Move(MoveKind.PLAY, 9, 0), Cause.BOT),
+        (0, Move(MoveKind.PLAY, 22, 0), Cause.BOT),
+    ]
+    assert (header.seat, header.move) == (0, Move(MoveKind.PLAY, 4, 0))
+    adapter = adapter_for(rules_pb2.GAME_KIND_KOI_KOI)
+    request = service_pb2.CreateGameRequest(
+        kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"], first_dealer=0
+    )
+    start, _ = adapter.new_game(request, 3, [])
+    expected = start
+    for step in header.steps:
+        expected, _ = adapter.apply(expected, step.seat, step.move)
+    replayed = _state_after(adapter, start, header)
+    assert adapter.encode_state(replayed) == adapter.encode_state(expected)
+    assert header.encode() == stored

@@ -3,8 +3,9 @@
 ``hanafuda-referee`` (or ``hanafuda-referee serve``) runs the service: gRPC, and HTTP when its
 transport is installed, configured by flags and environment variables (see
 :mod:`hanafuda_referee.config`); with ``--workers`` more than 1, in that many processes sharing
-the ports (:mod:`hanafuda_referee.workers`). ``hanafuda-referee demo`` plays a whole Koi-Koi game
-between two random players and prints every ruling.
+the ports (:mod:`hanafuda_referee.workers`). ``hanafuda-referee bot-workers`` runs bot workers
+alone against Redis (:mod:`hanafuda_referee.botworkers.command`). ``hanafuda-referee demo`` plays a
+whole Koi-Koi game between two random players and prints every ruling.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     serve = sub.add_parser("serve", help="run the service (the default command)")
     add_arguments(serve)
+    bot_workers = sub.add_parser(
+        "bot-workers",
+        help="run bot workers alone against REDIS_URL (for referees started with --bot-workers 0)",
+    )
+    add_arguments(bot_workers)
     demo = sub.add_parser("demo", help="two random players play a whole Koi-Koi game")
     demo.add_argument("--preset", default="fudawiki", choices=sorted(PRESETS))
     demo.add_argument("--seed", type=int, default=2026)
@@ -59,6 +65,10 @@ def main(
         config = Config.load(parsed, os.environ)
     except ValueError as error:
         parser.error(str(error))
+    if parsed.command == "bot-workers":
+        from hanafuda_referee.botworkers.command import run_bot_workers
+
+        return run_bot_workers(config)
     if config.workers > 1:
         from hanafuda_referee.workers import run_workers
 

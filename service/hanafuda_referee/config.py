@@ -66,9 +66,12 @@ class Config:
     max_client_bot_games: int = 5
     max_expert_seats: int = 2
     creation_memory_ceiling: float = 0.9
+    bot_workers: int = 1
+    bot_worker_processes: int = 1
+    bot_worker_health_port: int = 8081
 
     def __post_init__(self) -> None:
-        for name in ("grpc_port", "http_port"):
+        for name in ("grpc_port", "http_port", "bot_worker_health_port"):
             port = getattr(self, name)
             if not 0 <= port < 65536:
                 raise ValueError(f"{name} must be 0 to 65535, not {port}")
@@ -104,6 +107,10 @@ class Config:
             raise ValueError(
                 f"{self.workers} workers need a shared store: set a Redis URL (the in-process "
                 "store is one process's own, so workers would not see each other's games)"
+            )
+        if self.bot_workers < 0 or self.bot_worker_processes < 1:
+            raise ValueError(
+                "bot workers must not be negative and bot worker processes must be positive"
             )
         for proxy in self.trusted_proxies:
             try:
@@ -280,6 +287,9 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "max_client_bot_games": ("HANAFUDA_MAX_CLIENT_BOT_GAMES", int),
     "max_expert_seats": ("HANAFUDA_MAX_EXPERT_SEATS", int),
     "creation_memory_ceiling": ("HANAFUDA_CREATION_MEMORY_CEILING", float),
+    "bot_workers": ("HANAFUDA_BOT_WORKERS", _workers),
+    "bot_worker_processes": ("HANAFUDA_BOT_WORKER_PROCESSES", _workers),
+    "bot_worker_health_port": ("HANAFUDA_BOT_WORKER_HEALTH_PORT", int),
 }
 
 #: Every environment variable the service reads.
@@ -307,6 +317,7 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "max_expert_seats": "0: no limit",
     "creation_memory_ceiling": "1: no margin",
     "otlp_endpoint": "no traces",
+    "bot_workers": "0: external bot workers serve the queue",
 }
 
 
@@ -426,6 +437,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--creation-memory-ceiling",
         "share of the store's memory limit (Redis maxmemory) above which no game is created",
         type=float,
+    )
+    add(
+        "--bot-workers",
+        "bot worker processes serve starts for the bots' turns, at a lower CPU priority "
+        "(auto: one per core)",
+        type=_workers_flag,
+        metavar="N",
+    )
+    add(
+        "--processes",
+        "bot worker processes of the bot-workers command (auto: one per core)",
+        dest="bot_worker_processes",
+        type=_workers_flag,
+        metavar="N",
+    )
+    add(
+        "--health-port",
+        "the bot-workers command's HTTP port for /healthz, /readyz and /metrics",
+        dest="bot_worker_health_port",
+        type=int,
     )
     add(
         "--no-table",

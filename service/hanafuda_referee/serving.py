@@ -42,6 +42,8 @@ import grpc
 import uvicorn
 from litestar.handlers import HTTPRouteHandler
 
+from hanafuda_referee.botworkers.consumer import sample_queue
+from hanafuda_referee.botworkers.embedded import EmbeddedBotWorkers
 from hanafuda_referee.calls.forwarding import TrustedProxies
 from hanafuda_referee.config import Config
 from hanafuda_referee.grpc.server import GrpcServer, tls_credentials
@@ -441,6 +443,15 @@ async def serve(
         else asyncio.Event().wait(),
         name="deadlines",
     )
+    queue_gauges = asyncio.create_task(sample_queue(store), name="bot-queue-gauges")
+    # One process: its own pool of bot workers. Several (``worker`` set): the supervisor
+    # started theirs, once for all of them.
+    bots: EmbeddedBotWorkers | None = None
+    bot_task: asyncio.Task[None] | None = None
+    if worker is None and config.bot_workers > 0:
+        bots = EmbeddedBotWorkers(referee.games, config.bot_workers)
+        bot_task = asyncio.create_task(bots.run(stop), name="bot-workers")
+        logger.info("bot workers started", processes=config.bot_workers, embedded=True)
     settle_garbage_collector()
     if started is not None:
         started()
@@ -455,7 +466,12 @@ async def serve(
         if http_task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(http_task, config.shutdown_grace + 5)
-        for task in (gauge, readiness, sweeper):
+        if bot_task is not None and bots is not None:
+            # The turns in hand are finished (stop is set); the rest stay queued.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(bot_task, config.shutdown_grace + 5)
+            await asyncio.to_thread(bots.close)
+        for task in (gauge, readiness, sweeper, queue_gauges):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

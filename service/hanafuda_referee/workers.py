@@ -16,7 +16,9 @@ than one worker, the process started (the supervisor) serves nothing itself:
    spreads the connections over them (a connection, and so a gRPC channel's calls, stays with
    one worker). Each worker's log lines carry its index (``worker``) and its start and stop
    lines its process id too.
-4. SIGTERM or SIGINT: it sends SIGTERM to every worker, which shuts down as one process does
+4. It starts ``--bot-workers`` bot worker processes (:mod:`.botworkers.processes`), once for the
+   group, and replaces one that exits; the serving processes start none of their own.
+5. SIGTERM or SIGINT: it sends SIGTERM to every worker, which shuts down as one process does
    (``shutdown_grace``), waits for them (the grace and :data:`_STOP_MARGIN` more, then SIGKILL),
    and exits with status 0.
 
@@ -52,6 +54,7 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from hanafuda_referee.botworkers.processes import WorkerProcesses
 from hanafuda_referee.config import Config
 from hanafuda_referee.observability.logs import configure_logging, logger
 
@@ -167,6 +170,8 @@ class _Supervisor:
         self._announced = False
         # Signals wake the wait below through this pair (the handler only notes them).
         self._wake, self._woken = socket.socketpair()
+        # The bot workers of the whole group, started once (the serving processes start none).
+        self._bots = WorkerProcesses(config, config.bot_workers)
         self._wake.setblocking(False)
         self._woken.setblocking(False)
 
@@ -186,9 +191,11 @@ class _Supervisor:
             )
             for index in range(self._config.workers):
                 self._start(index)
+            self._bots.start()
             return self._supervise()
         finally:
             self._stop_all()
+            self._bots.stop()
             signal.set_wakeup_fd(previous)
             for sig, handler in handlers.items():
                 signal.signal(sig, handler)
@@ -217,12 +224,15 @@ class _Supervisor:
                 waiting[worker.process.sentinel] = ("exited", worker)
                 if not worker.serving:
                     waiting[worker.started] = ("serving", worker)
-            ready = wait([*waiting, self._woken])
+            bot_sentinels = self._bots.sentinels()
+            ready = wait([*waiting, *bot_sentinels, self._woken])
+            if any(handle in bot_sentinels for handle in ready) and not self._stopping:
+                self._bots.replace_exited()
             if self._woken in ready:
                 with contextlib.suppress(BlockingIOError):
                     self._woken.recv(4096)
             for handle in ready:
-                if handle is self._woken:
+                if handle is self._woken or handle not in waiting:
                     continue
                 what, worker = waiting[handle]
                 if what == "serving":

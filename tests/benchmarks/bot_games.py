@@ -1,11 +1,13 @@
-"""Moves per second of games against a bot seat, a human move and the bot's reply per request:
+"""Moves per second of games against a bot seat, a human move and the bot's reply per round trip:
 a script, not a test.
 
 Plays complete one-round Koi-Koi games (seat 0 a person taking random legal moves, seat 1 a bot
-of each level) through the hosted-games layer on the in-process store, as the transports call
-it, and prints per level the requests per second and the median and 95th percentile of one
-request (the person's move, the bot's decision and the commit of both), next to a game of two
-persons measured in the same run. Run from the repository root::
+of each level) through the hosted-games layer on the in-process store, as the transports and a
+bot worker call it, and prints per level the round trips per second and the median and 95th
+percentile of one (the person's move and its commit, then the bot's turn as a bot worker plays
+it: load, decision, commit), next to a game of two persons measured in the same run. Bots think
+off the request path: the person's answer is the first part alone. Run from the repository
+root::
 
     .venv/bin/python -m tests.benchmarks.bot_games [--games 20] [--levels random greedy expert]
 """
@@ -21,8 +23,11 @@ import time
 
 from hanafuda.v1 import game_pb2, play_pb2, rules_pb2, service_pb2
 
+from hanafuda_referee.botworkers.deciding import decide_turn
 from hanafuda_referee.calls.caller import Caller
+from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.hosting.games import HostedGames
+from hanafuda_referee.moves import Move
 from hanafuda_referee.store import MemoryStore
 
 LEVELS = {
@@ -31,6 +36,21 @@ LEVELS = {
     "greedy": play_pb2.BOT_LEVEL_GREEDY,
     "expert": play_pb2.BOT_LEVEL_EXPERT,
 }
+
+
+async def _decided(decision: BotDecision) -> Move:
+    return decide_turn(decision)[0]
+
+
+async def _after_the_bots(
+    hosted: HostedGames, game: str, view: game_pb2.GameView
+) -> game_pb2.GameView:
+    """The game once its bots played, each turn as a bot worker plays it."""
+    while view.HasField("bot_thinking_seat"):
+        await hosted.play_bot_turn(game, view.version - 1, _decided)
+        read = await hosted.get(service_pb2.GetGameRequest(game=game), Caller())
+        view = read.message().view
+    return view
 
 
 async def _games(level: str, games: int) -> list[float]:
@@ -48,7 +68,7 @@ async def _games(level: str, games: int) -> list[float]:
         request.koi_koi.rounds = 1
         created = await hosted.create(request, Caller(address="192.0.2.1"))
         rng = random.Random(number)
-        view = created.view
+        view = await _after_the_bots(hosted, created.game, created.view)
         while view.status != game_pb2.GAME_STATUS_OVER:
             caller = Caller(token=created.player_tokens[view.turn], address="192.0.2.1")
             own = await hosted.get(service_pb2.GetGameRequest(game=created.game), caller)
@@ -56,8 +76,8 @@ async def _games(level: str, games: int) -> list[float]:
             submit = service_pb2.SubmitMoveRequest(game=created.game, move=rng.choice(moves))
             start = time.perf_counter()
             reply = await hosted.submit(submit, caller)
+            view = await _after_the_bots(hosted, created.game, reply.message().view)
             times.append(time.perf_counter() - start)
-            view = reply.message().view
     return times
 
 

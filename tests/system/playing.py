@@ -7,6 +7,8 @@ choice, so a game with a given seed is played the same way on every run.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 from collections.abc import Sequence
 
@@ -17,7 +19,17 @@ from tests.service.conftest import cards
 from .clients import Client
 from .replay import Accepted
 
-__all__ = ["CHOOSE", "KOIKOI", "PLAY", "SAGE", "SHOBU", "STOP", "move", "play"]
+__all__ = [
+    "CHOOSE",
+    "KOIKOI",
+    "PLAY",
+    "SAGE",
+    "SHOBU",
+    "STOP",
+    "after_the_bots",
+    "move",
+    "play",
+]
 
 PLAY, CHOOSE, KOIKOI, STOP, SHOBU, SAGE = (
     moves_pb2.MOVE_KIND_PLAY,
@@ -34,6 +46,29 @@ def move(kind: int, card: int = 0, target: int = 0) -> moves_pb2.Move:
     return moves_pb2.Move(
         kind=moves_pb2.MoveKind.ValueType(kind), card=cards([card])[0], target=cards([target])[0]
     )
+
+
+async def after_the_bots(
+    client: Client,
+    game: str,
+    token: str | None,
+    known: game_pb2.GameView,
+    *,
+    within: float = 30.0,
+) -> game_pb2.GameView:
+    """The game once no bot is to act (a person's turn, or the end) as ``token``'s seat sees
+    it: ``known`` itself when no bot is thinking in it, else the first view without one that a
+    watch from ``known``'s version shows (bots move off the request path, in bot workers)."""
+    if not known.HasField("bot_thinking_seat"):
+        return known
+    async with (
+        asyncio.timeout(within),
+        contextlib.aclosing(client.watch(game, token, from_version=known.version)) as items,
+    ):
+        async for item in items:
+            if not item.view.HasField("bot_thinking_seat"):
+                return item.view
+    raise AssertionError("the watch ended with a bot still thinking")
 
 
 async def play(

@@ -52,7 +52,8 @@ class RefereeProcess:
     it serve TLS (the creation limit and the limits on what one client holds are off unless
     ``env`` sets them); ``command`` replaces the console script (its ``serve`` and the
     flags follow). Testing features (seeds, prepared deals) are on unless
-    ``allow_testing`` is False.
+    ``allow_testing`` is False. ``subcommand``: ``bot-workers`` runs bot workers alone, their
+    health port on :attr:`http_port` (``/readyz``, ``/metrics``).
     """
 
     def __init__(
@@ -65,8 +66,10 @@ class RefereeProcess:
         name: str = "referee",
         command: Sequence[str] | None = None,
         tls: ssl.SSLContext | None = None,
+        subcommand: str = "serve",
     ) -> None:
         self.directory = directory
+        self.subcommand = subcommand
         self.name = name
         self.extra_env = dict(env or {})
         self.flags = list(flags)
@@ -158,6 +161,7 @@ class RefereeProcess:
             HANAFUDA_HOST="127.0.0.1",
             HANAFUDA_GRPC_PORT=str(self.grpc_port),
             HANAFUDA_HTTP_PORT=str(self.http_port),
+            HANAFUDA_BOT_WORKER_HEALTH_PORT=str(self.http_port),
             HANAFUDA_LOG_FORMAT="json",
             HANAFUDA_LOG_LEVEL="INFO",
             HANAFUDA_SHUTDOWN_GRACE="2",
@@ -175,7 +179,7 @@ class RefereeProcess:
         env.update(self.extra_env)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [*self.command, "serve", *self.flags],
+            [*self.command, self.subcommand, *self.flags],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,

@@ -1,6 +1,7 @@
 """Bot seats (PLAY.md) through a real service process: games against bots of every level played
-to the end on both games and both transports, the bots' moves always in the answer of the move
-that hands them the turn, and a game with nobody in it refused unless testing is allowed.
+to the end on both games and both transports, the bots' moves never in the answer of the move
+that hands them the turn (they come as the next versions, decided by the referee's embedded bot
+workers), and a game with nobody in it refused unless testing is allowed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from hanafuda.v1 import game_pb2, moves_pb2, play_pb2, rules_pb2, service_pb2
 
 from .clients import TRANSPORTS, Client, open_client, refusal_of
-from .playing import move
+from .playing import after_the_bots, move
 from .processes import RefereeProcess
 
 LEVELS: tuple[play_pb2.BotLevel.ValueType, ...] = (
@@ -26,22 +27,24 @@ PERSON = play_pb2.BOT_LEVEL_UNSPECIFIED
 async def _play_against_bots(
     client: Client, request: service_pb2.CreateGameRequest, human: int, seed: int
 ) -> game_pb2.GameView:
-    """The human seat plays random legal moves; after each answer it is the human's turn
-    again, or the game is over: the bots never keep the table waiting."""
+    """The human seat plays random legal moves; after each answer, once the bots moved (a
+    watcher learns of their moves), it is the human's turn again, or the game is over."""
     created = await client.create(request)
     game, token = created.game, created.player_tokens[human]
     assert list(created.view.bots) == list(request.bots) + [0] * (
         len(request.players) - len(request.bots)
     )
     rng = random.Random(seed)
-    view = await client.view(game, token)
+    view = await after_the_bots(client, game, token, await client.view(game, token))
     while view.status != game_pb2.GAME_STATUS_OVER:
         assert view.turn == human and view.legal_moves
         answer = await client.submit(
             game, rng.choice(list(view.legal_moves)), token, expected_version=view.version
         )
-        assert answer.version == view.version + 1  # the bots' moves share the human's commit
-        view = answer.view
+        # The answer is the move's own commit: a bot's move comes as a later version.
+        assert answer.version == view.version + 1
+        assert all(e.actor == human for e in answer.events if e.HasField("actor"))
+        view = await after_the_bots(client, game, token, answer.view)
     # The bots played (in Hachi-Hachi, maybe the whole game at its creation: the person may
     # have to sit a round out when the bots all join).
     log = await client.log(game, token)
@@ -112,7 +115,7 @@ async def test_bot_seats_are_checked(tmp_path: Path, module_referee: RefereeProc
                 bots=bots,  # type: ignore[arg-type]
             )
             assert (await refusal_of(client.create(request))).reason == reason
-        # Bots only: allowed here (testing features on), played out within the creation.
+        # Bots only: allowed here (testing features on), played out by the bot workers.
         everyone = service_pb2.CreateGameRequest(
             kind=rules_pb2.GAME_KIND_KOI_KOI,
             players=["a", "b"],
@@ -120,7 +123,9 @@ async def test_bot_seats_are_checked(tmp_path: Path, module_referee: RefereeProc
         )
         everyone.koi_koi.rounds = 1
         created = await client.create(everyone)
-        assert created.view.status == game_pb2.GAME_STATUS_OVER
+        assert created.view.bot_thinking_seat == created.view.turn
+        final = await after_the_bots(client, created.game, None, created.view)
+        assert final.status == game_pb2.GAME_STATUS_OVER
     with RefereeProcess(tmp_path, allow_testing=False) as strict:
         async with open_client("http", strict) as client:
             refused = await refusal_of(client.create(everyone))

@@ -392,7 +392,8 @@ export class Table {
           me ? `${seat.name} (you)` : seat.name,
           level ? ` · ${LEVEL_NAMES[level] ?? ""} bot` : "",
           seat.seat === view.dealer ? " · dealer" : "",
-          turn ? " · to play" : "",
+          // A bot seat's move comes from the bot workers, a moment later.
+          turn ? (view.botThinkingSeat === seat.seat ? " · thinking" : " · to play") : "",
         ),
       );
       const facts = el("p", { class: "facts" });

@@ -37,16 +37,22 @@ import base64
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final, TypeVar, cast
 
-from hanafuda.v1 import events_pb2, service_pb2
+from hanafuda.v1 import events_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.calls.errors import ApiError, ErrorTranslation
 from hanafuda_referee.errors import Reason, RulesError
 from hanafuda_referee.hosting.adapter import GameAdapter, GameInfo
+from hanafuda_referee.hosting.bot_turns import (
+    BOT_STALL_MS,
+    BotDecision,
+    BotTurnResult,
+    bot_request_id,
+)
 from hanafuda_referee.hosting.convert import (
     MAX_DEALS,
     deal_from_proto,
@@ -74,6 +80,9 @@ from hanafuda_referee.hosting.turns import (
     Outcome,
     Seats,
     Step,
+    bot_move,
+    bot_seed,
+    bot_to_act,
     catch_up,
     clock_view,
     pending_deadline,
@@ -81,7 +90,7 @@ from hanafuda_referee.hosting.turns import (
     read_timed_out,
 )
 from hanafuda_referee.moves import Move, MoveKind
-from hanafuda_referee.observability.logs import annotate
+from hanafuda_referee.observability.logs import annotate, logger
 from hanafuda_referee.store import (
     Committed,
     Conflict,
@@ -294,6 +303,17 @@ def _snapshot(game: _Game) -> bytes:
     return state
 
 
+def _next_check(
+    adapter: GameAdapter[Any], seats: Seats, state: Any, clock: ClockState | None, now_ms: int
+) -> int | None:
+    """When the sweeper must look at a game next (its entry in the store's index of
+    deadlines): the pending decision's timeout; for a bot's turn, when the bot would have waited
+    too long (see :mod:`.bot_turns`); None: never."""
+    if bot_to_act(adapter, seats, state) is not None:
+        return now_ms + BOT_STALL_MS
+    return pending_deadline(adapter, seats, state, clock)
+
+
 def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
     """One unsigned varint of ``data`` at ``pos``: its value and the position after it."""
     value = shift = 0
@@ -379,6 +399,9 @@ class _Game:
         values: dict[str, object] = {}
         if any(seats.bots):
             values["bots"] = [seats.bot(s) for s in range(self.adapter.seat_count(state))]
+            thinking = bot_to_act(self.adapter, seats, state)
+            if thinking is not None:
+                values["bot_thinking_seat"] = thinking[0]
         if seats.clock is not None and clock is not None:
             values["clock"] = form.message(clock_view(self.adapter, seats, state, clock))
         return values
@@ -858,16 +881,10 @@ class HostedGames:
             header = _Header(now, 0, None, None, engine_state)
             clock = None
         else:
-            # The bots to act first play in the creation's commit; the clocks start now.
+            # The clocks start now; a bot to act first is pushed on the queue once created.
             clock = None if seats.clock is None else ClockState.start(seats.clock, count, now)
-            with engine_refusals():
-                first = await asyncio.to_thread(
-                    catch_up, adapter, seats, state, clock, now, len(blobs)
-                )
-            state, clock = first.state, first.clock
-            blobs += first.blobs
-            header = _Header.of_steps(now, 0, first.steps, clock, engine_state)
-        deadline = pending_deadline(adapter, seats, state, clock)
+            header = _Header.of_steps(now, 0, (), clock, engine_state)
+        deadline = _next_check(adapter, seats, state, clock, now)
         stored_state = _wrap_state(len(blobs), adapter.encode_state(state), clock)
         for _ in range(3):
             game_id = new_game_id()
@@ -902,6 +919,7 @@ class HostedGames:
                 return await self._created_before(request, caller, request_id, earlier)
         game = _Game(game_id, 0, state, len(blobs), meta, adapter, clock=clock)
         self._cache.put(game)
+        await self._push_bot_turn(game)
         return service_pb2.CreateGameResponse(
             game=game_id,
             player_tokens=tokens,
@@ -1046,10 +1064,9 @@ class HostedGames:
                             new_state, blobs = game.adapter.apply(game.state, seat, move)
                             outcome = Outcome(new_state, None, blobs=blobs)
                         else:
-                            # In a thread: a bot's decision (an expert's takes tens of
-                            # milliseconds) must not hold up the event loop's other requests.
-                            outcome = await asyncio.to_thread(
-                                play,
+                            # No bot decides here: a bot seat's turn goes to the queue once
+                            # the move is committed.
+                            outcome = play(
                                 game.adapter,
                                 game.meta.seats,
                                 game.state,
@@ -1105,6 +1122,8 @@ class HostedGames:
                 case Committed():
                     assert answer is not None
                     self._cache.put(after)
+                    if not plain:
+                        await self._push_bot_turn(after)
                     return answer
                 case Duplicate(version=answered):
                     return await self._replayed_answer(game, seat, answered, move, request_id)
@@ -1141,10 +1160,111 @@ class HostedGames:
 
     async def _propose_deadline(self, game: _Game) -> None:
         """Enter the game's next timeout in the store's index, before the commit that makes it
-        (see :meth:`~hanafuda_referee.store.GameStore.propose_deadline`)."""
-        deadline = pending_deadline(game.adapter, game.meta.seats, game.state, game.clock)
+        (see :meth:`~hanafuda_referee.store.GameStore.propose_deadline`); or, when the commit
+        hands the turn to a bot, the time the sweeper checks that its turn was not lost (see
+        :mod:`.bot_turns`)."""
+        deadline = _next_check(
+            game.adapter, game.meta.seats, game.state, game.clock, self._now_ms()
+        )
         if deadline is not None:
             await self._store.propose_deadline(game.game_id, deadline)
+
+    async def _push_bot_turn(self, game: _Game) -> None:
+        """Once ``game`` is committed: queue its bot seat's turn if a bot is to act. A push
+        that fails is logged, not raised: the commit stands and was answered, and the sweeper
+        pushes the turn again (see :mod:`.bot_turns`)."""
+        if bot_to_act(game.adapter, game.meta.seats, game.state) is None:
+            return
+        try:
+            await self._store.push_bot_turn(game.game_id, game.version)
+        except StoreUnavailable:
+            logger.warning(
+                "bot turn not queued: the sweeper queues it again",
+                game=game.game_id,
+                version=game.api_version,
+            )
+
+    # -- bot turns -----------------------------------------------------------------------------
+
+    async def play_bot_turn(
+        self,
+        game_id: str,
+        version: int,
+        decide: Callable[[BotDecision], Awaitable[Move]],
+    ) -> BotTurnResult:
+        """A bot seat's turn, taken from the bot queue (see :mod:`.bot_turns`): the game at store
+        ``version`` waits for its bot. ``decide`` gives the bot's move from a
+        :class:`~.bot_turns.BotDecision` (a bot worker's search, in whatever process it runs).
+        The move is committed through the compare-and-set, as ``bot:<version>``; the next bot's
+        turn, if a bot is to act again, is pushed. Raises ``ApiError`` (``UNAVAILABLE``) when the
+        store fails: the turn stays on the queue and is taken again."""
+        try:
+            game = await self._load(game_id)
+        except ApiError as error:
+            if error.reason == "UNKNOWN_GAME":
+                return BotTurnResult.DROPPED
+            raise
+        if game.version != version:
+            return BotTurnResult.DROPPED
+        acting = bot_to_act(game.adapter, game.meta.seats, game.state)
+        if acting is None:
+            return BotTurnResult.DROPPED
+        seat, level = acting
+        seed = bot_seed(game.adapter.seed(game.state), game.event_count, seat)
+        decision = BotDecision(
+            game_id,
+            version,
+            seat,
+            level,
+            game.adapter.engine_view(game.state, seat),
+            seed,
+            "koikoi" if game.adapter.kind == rules_pb2.GAME_KIND_KOI_KOI else "hachihachi",
+        )
+        move = await decide(decision)
+        now = self._now_ms()
+        with engine_refusals():
+            outcome = bot_move(
+                game.adapter, game.meta.seats, game.state, game.clock, seat, move, now
+            )
+        header = _Header.of_steps(
+            now, game.event_count, outcome.steps, outcome.clock, _snapshot(game)
+        )
+        entry = [header.encode(), *outcome.blobs]
+        after = game.at(
+            game.version + 1,
+            outcome.state,
+            game.event_count + len(outcome.blobs),
+            outcome.clock,
+        )
+        stored = _wrap_state(
+            after.event_count, game.adapter.encode_state(outcome.state), outcome.clock
+        )
+        with store_failures(game_id):
+            await self._propose_deadline(after)
+            result = await self._store.commit(
+                game_id,
+                game.version,
+                stored,
+                entry,
+                bot_request_id(game.version),
+                b"",
+                finished=game.adapter.is_over(outcome.state),
+            )
+        if not isinstance(result, Committed):
+            # Another worker, or a retry of this one, applied the turn first.
+            return BotTurnResult.DROPPED
+        self._cache.put(after)
+        await self._push_bot_turn(after)
+        return BotTurnResult.PLAYED
+
+    async def _turn_started(self, game: _Game) -> int:
+        """When the pending decision started (Unix milliseconds): its clock's start, else the
+        time of the commit that produced the game's version."""
+        if game.clock is not None:
+            return game.clock.started_ms
+        with store_failures(game.game_id):
+            entries = await self._store.events(game.game_id, game.version - 1, 1)
+        return _Header.decode(entries[0].events[0]).time_ms if entries else game.meta.created_ms
 
     async def _apply_timeouts(self, game: _Game, now: int) -> tuple[_Game, list[Step]] | None:
         """Commit the timeouts due at ``now`` (PLAY.md), racing the other replicas through the
@@ -1187,6 +1307,7 @@ class HostedGames:
                 case Committed():
                     self._cache.put(after)
                     applied += due.timed_out
+                    await self._push_bot_turn(after)
                     return after, applied
                 case Conflict(version=version, state=state):
                     game = self._decode(game.game_id, version, state, game.meta)
@@ -1221,9 +1342,28 @@ class HostedGames:
                     await self._store.settle_deadline(game_id, seen, None)
                 continue
             deadline = pending_deadline(game.adapter, game.meta.seats, game.state, game.clock)
+            if bot_to_act(game.adapter, game.meta.seats, game.state) is not None:
+                deadline = await self._check_bot_turn(game, now)
             with store_failures():
                 await self._store.settle_deadline(game_id, seen, deadline)
         return len(due)
+
+    async def _check_bot_turn(self, game: _Game, now: int) -> int:
+        """The sweeper's look at a game whose bot is to act: push its turn again when the bot
+        has waited :data:`~.bot_turns.BOT_STALL_MS` (its push may have failed); the next time to
+        look."""
+        started = await self._turn_started(game)
+        if now - started < BOT_STALL_MS:
+            return started + BOT_STALL_MS
+        logger.warning(
+            "bot turn waiting long: queued again",
+            game=game.game_id,
+            version=game.api_version,
+            waited_ms=now - started,
+        )
+        with store_failures(game.game_id):
+            await self._store.push_bot_turn(game.game_id, game.version)
+        return now + BOT_STALL_MS
 
     async def _replay_start(self, game: _Game, version: int) -> int:
         """Where a replay up to store ``version`` starts reading the log (the store version it

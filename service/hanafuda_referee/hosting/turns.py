@@ -1,19 +1,25 @@
 """Turns of a hosted game beyond the rules: bot seats and turn clocks (PLAY.md). Pure: time comes
 in as an argument, randomness from the game's seed.
 
-A commit of a hosted game is a list of :class:`Step`: a seat's own move, then the moves of the
-bot seats it hands the turn to, all at one instant; or the timeouts due at an instant, each
-with the bot moves that follow it. :func:`catch_up` gives the steps due at an instant with no
-move of anyone; :func:`play` gives a seat's move and what follows it. Both return an
+A commit of a hosted game is a list of :class:`Step`: a seat's own move; or the timeouts due at
+an instant; or a bot seat's move (:func:`bot_move`). :func:`catch_up` gives the steps due at an
+instant with no move of anyone; :func:`play` gives a seat's move. All return an
 :class:`Outcome`: the new engine state, the new clock state, the steps (for the log header, so a
 replay applies the same moves) and the encoded events, each timeout's own event first.
+
+Bots think off the request path (PLAY.md): a commit that hands the turn to a bot seat stops
+there, and the bot's move is a commit of its own, decided by a bot worker
+(:mod:`hanafuda_referee.botworkers`) from :func:`bot_to_act`'s seat and :func:`bot_seed`'s seed.
+Logs written before that hold commits with a seat's move and the bot moves after it
+(``Cause.BOT`` steps): they replay as they are, step by step.
 
 The clock of a decision starts when the committed state first asks for it: at the instant of
 the step that led to it (a timeout happens at its deadline, whenever it is applied, so that a
 timeout applied late, by a request or by another replica's sweeper, gives the very state it
 would have given on time). Its deadline is that start, plus ``move_seconds``, plus the seat's
 remaining reserve; a seat's move spends from its reserve the time it took past
-``move_seconds``. Bots have no clock: they decide in the commit that hands them the turn.
+``move_seconds``. Bots have no clock: the next person's clock starts when the bot's move is
+committed.
 
 >>> settings = ClockSettings(move_ms=30_000, reserve_ms=60_000)
 >>> clock = ClockState.start(settings, seats=2, now_ms=1_000)
@@ -49,6 +55,9 @@ __all__ = [
     "Outcome",
     "Seats",
     "Step",
+    "bot_move",
+    "bot_seed",
+    "bot_to_act",
     "catch_up",
     "clock_view",
     "pending_deadline",
@@ -314,25 +323,13 @@ class _Run:
         )
         return self.decide(view, LEVELS[level], seed)
 
-    def bots(self, now_ms: int) -> None:
-        """The bot seats' moves while one of them is to act."""
-        while True:
-            seat = self.adapter.to_act(self.state)
-            if seat is None:
-                break
-            level = self.seats.bot(seat)
-            if not level:
-                break
-            self._apply(Step(seat, self._decision(seat, level), Cause.BOT, now_ms))
-        self._restart(now_ms)
-
     def _restart(self, now_ms: int) -> None:
         if self.clock is not None:
             self.clock = ClockState(now_ms, self.clock.reserves, self.clock.automatic)
 
     def timeouts(self, now_ms: int) -> None:
-        """Every timeout due at ``now_ms``, each at its own deadline, with the bot moves after
-        it."""
+        """Every timeout due at ``now_ms``, each at its own deadline, until a bot seat is to act
+        (its turn goes to the bot queue)."""
         settings = self.seats.clock
         while settings is not None and self.clock is not None:
             seat = self.adapter.to_act(self.state)
@@ -358,7 +355,6 @@ class _Run:
                 self._apply(step)
             self.out.timed_out.append(step)
             self.clock = ClockState(deadline, tuple(reserves), tuple(automatic))
-            self.bots(deadline)
 
     def done(self) -> Outcome:
         self.out.state, self.out.clock = self.state, self.clock
@@ -374,12 +370,9 @@ def catch_up(
     events_before: int,
     decide_move: Decide = _bot_decision,
 ) -> Outcome:
-    """The steps due at ``now_ms`` with no move of anyone: the timeouts due (each with the bot
-    moves it leads to), and the bot moves a new game starts with. No steps: nothing is due."""
+    """The steps due at ``now_ms`` with no move of anyone: the timeouts due, up to a bot seat's
+    turn. No steps: nothing is due."""
     run = _Run(adapter, seats, state, clock, events_before, decide_move)
-    seat = adapter.to_act(state)
-    if seat is not None and seats.bot(seat):
-        run.bots(clock.started_ms if clock is not None else now_ms)
     run.timeouts(now_ms)
     return run.done()
 
@@ -395,14 +388,41 @@ def play(
     events_before: int,
     decide_move: Decide = _bot_decision,
 ) -> Outcome:
-    """``seat``'s own ``move`` at ``now_ms`` (no timeout may be due: :func:`catch_up` first)
-    and the bot moves it hands the turn to. Raises the engine's refusal."""
+    """``seat``'s own ``move`` at ``now_ms`` (no timeout may be due: :func:`catch_up` first).
+    Raises the engine's refusal."""
     run = _Run(adapter, seats, state, clock, events_before, decide_move)
     pending = adapter.to_act(state)
     run._apply(Step(seat, move, Cause.PLAYED, now_ms))
     if run.clock is not None and seats.clock is not None and pending == seat:
         run.clock = seats.clock.after_move(run.clock, seat, now_ms)
-    run.bots(now_ms)
+    run._restart(now_ms)
+    return run.done()
+
+
+def bot_to_act(adapter: GameAdapter[Any], seats: Seats, state: Any) -> tuple[int, Level] | None:
+    """The bot seat to act at ``state`` and its level; None when a person is to act or the
+    game is over."""
+    seat = adapter.to_act(state)
+    if seat is None:
+        return None
+    level = seats.bot(seat)
+    return (seat, LEVELS[level]) if level in LEVELS else None
+
+
+def bot_move(
+    adapter: GameAdapter[Any],
+    seats: Seats,
+    state: Any,
+    clock: ClockState | None,
+    seat: int,
+    move: Move,
+    now_ms: int,
+) -> Outcome:
+    """Bot ``seat``'s ``move``, decided by a bot worker, at ``now_ms``: a commit of its own,
+    after which the next decision's clock starts. Raises the engine's refusal."""
+    run = _Run(adapter, seats, state, clock, 0, _bot_decision)
+    run._apply(Step(seat, move, Cause.BOT, now_ms))
+    run._restart(now_ms)
     return run.done()
 
 

@@ -34,6 +34,7 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
+    Histogram,
     generate_latest,
 )
 from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
@@ -44,6 +45,10 @@ from prometheus_client.utils import floatToGoString
 
 __all__ = [
     "ACTIVE_GAMES",
+    "BOT_DECISIONS",
+    "BOT_DECISION_SECONDS",
+    "BOT_QUEUE_DEPTH",
+    "BOT_QUEUE_OLDEST",
     "HTTP_OVERSIZED_HEADS",
     "HTTP_REQUEST_TIMEOUTS",
     "LATENCY_BUCKETS",
@@ -255,6 +260,28 @@ WATCHERS = Gauge(
     "WatchGame streams (gRPC and Server-Sent Events) this process follows now.",
     # Each worker follows streams of its own: the live workers' add up.
     multiprocess_mode="livesum",
+)
+BOT_QUEUE_DEPTH = Gauge(
+    "hanafuda_bot_queue_depth",
+    "Bot turns queued or being decided (sampled from the store's bot queue).",
+    # Every process that samples it samples the same queue: the latest sample of a live one.
+    multiprocess_mode="livemostrecent",
+)
+BOT_QUEUE_OLDEST = Gauge(
+    "hanafuda_bot_queue_oldest_seconds",
+    "Age of the oldest bot turn queued or being decided, 0 when the queue is empty (sampled).",
+    multiprocess_mode="livemostrecent",
+)
+BOT_DECISIONS = Counter(
+    "hanafuda_bot_decisions",
+    "Bot decisions taken by bot workers, by level (random, greedy, expert).",
+    ["level"],
+)
+BOT_DECISION_SECONDS = Histogram(
+    "hanafuda_bot_decision_seconds",
+    "Time one bot decision took in a bot worker (the search alone), by level.",
+    ["level"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0),
 )
 HTTP_REQUEST_TIMEOUTS = Counter(
     "hanafuda_http_request_timeouts",

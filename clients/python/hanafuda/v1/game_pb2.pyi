@@ -475,6 +475,7 @@ class GameView(_message.Message):
     FLOOR_MULTIPLIER_FIELD_NUMBER: _builtins.int
     DEALT_FIELD_FIELD_NUMBER: _builtins.int
     FIRST_DEKIYAKU_POINTS_FIELD_NUMBER: _builtins.int
+    BOT_THINKING_SEAT_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game id."""
     kind: _rules_pb2.GameKind.ValueType
@@ -518,6 +519,12 @@ class GameView(_message.Message):
     first_dekiyaku_points: _builtins.int
     """Hachi-Hachi: the points (before the multiplier) each other player paid at this round's first
     dekiyaku payment, 0 before it; a sage caller who is overtaken refunds half of them to each.
+    """
+    bot_thinking_seat: _builtins.int
+    """The seat whose built-in bot is deciding now: the seat to act is a bot and the game is not
+    over. Bots think off the request path, in bot workers: the bot's move comes as a later
+    version of the game (watch the game, or wait for your turn, to learn of it). Unset when no
+    bot is to act.
     """
     @_builtins.property
     def rules(self) -> _rules_pb2.Rules:
@@ -604,17 +611,22 @@ class GameView(_message.Message):
         floor_multiplier: _builtins.int = ...,
         dealt_field: _abc.Iterable[_cards_pb2.Card.ValueType] | None = ...,
         first_dekiyaku_points: _builtins.int = ...,
+        bot_thinking_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "clock", b"clock", "game_result", b"game_result", "last_koikoi_caller", b"last_koikoi_caller", "last_result", b"last_result", "rules", b"rules", "turn", b"turn", "viewer_seat", b"viewer_seat", "waiting", b"waiting"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_thinking_seat", b"_bot_thinking_seat", "_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "bot_thinking_seat", b"bot_thinking_seat", "clock", b"clock", "game_result", b"game_result", "last_koikoi_caller", b"last_koikoi_caller", "last_result", b"last_result", "rules", b"rules", "turn", b"turn", "viewer_seat", b"viewer_seat", "waiting", b"waiting"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "bots", b"bots", "clock", b"clock", "dealer", b"dealer", "dealt_field", b"dealt_field", "field", b"field", "field_multiplier", b"field_multiplier", "first_dekiyaku_points", b"first_dekiyaku_points", "floor_multiplier", b"floor_multiplier", "game", b"game", "game_result", b"game_result", "hand", b"hand", "kind", b"kind", "last_koikoi_caller", b"last_koikoi_caller", "last_result", b"last_result", "legal_moves", b"legal_moves", "round", b"round", "round_month", b"round_month", "rounds_finished", b"rounds_finished", "rules", b"rules", "seats", b"seats", "status", b"status", "stock_size", b"stock_size", "table_halves", b"table_halves", "turn", b"turn", "turn_start_points", b"turn_start_points", "version", b"version", "viewer_seat", b"viewer_seat", "waiting", b"waiting", "willow_seen", b"willow_seen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_thinking_seat", b"_bot_thinking_seat", "_last_koikoi_caller", b"_last_koikoi_caller", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "bot_thinking_seat", b"bot_thinking_seat", "bots", b"bots", "clock", b"clock", "dealer", b"dealer", "dealt_field", b"dealt_field", "field", b"field", "field_multiplier", b"field_multiplier", "first_dekiyaku_points", b"first_dekiyaku_points", "floor_multiplier", b"floor_multiplier", "game", b"game", "game_result", b"game_result", "hand", b"hand", "kind", b"kind", "last_koikoi_caller", b"last_koikoi_caller", "last_result", b"last_result", "legal_moves", b"legal_moves", "round", b"round", "round_month", b"round_month", "rounds_finished", b"rounds_finished", "rules", b"rules", "seats", b"seats", "status", b"status", "stock_size", b"stock_size", "table_halves", b"table_halves", "turn", b"turn", "turn_start_points", b"turn_start_points", "version", b"version", "viewer_seat", b"viewer_seat", "waiting", b"waiting", "willow_seen", b"willow_seen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__bot_thinking_seat: _TypeAlias = _typing.Literal["bot_thinking_seat"]  # noqa: Y015
+    _WhichOneofArgType__bot_thinking_seat: _TypeAlias = _typing.Literal["_bot_thinking_seat", b"_bot_thinking_seat"]  # noqa: Y015
     _WhichOneofReturnType__last_koikoi_caller: _TypeAlias = _typing.Literal["last_koikoi_caller"]  # noqa: Y015
     _WhichOneofArgType__last_koikoi_caller: _TypeAlias = _typing.Literal["_last_koikoi_caller", b"_last_koikoi_caller"]  # noqa: Y015
     _WhichOneofReturnType__turn: _TypeAlias = _typing.Literal["turn"]  # noqa: Y015
     _WhichOneofArgType__turn: _TypeAlias = _typing.Literal["_turn", b"_turn"]  # noqa: Y015
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bot_thinking_seat) -> _WhichOneofReturnType__bot_thinking_seat | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__last_koikoi_caller) -> _WhichOneofReturnType__last_koikoi_caller | None: ...
     @_typing.overload
