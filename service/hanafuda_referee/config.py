@@ -61,6 +61,11 @@ class Config:
     otlp_endpoint: str | None = None
     table: bool = True
     trusted_proxies: tuple[str, ...] = ()
+    ipv6_client_prefix: int = 64
+    max_client_games: int = 50
+    max_client_bot_games: int = 5
+    max_expert_seats: int = 2
+    creation_memory_ceiling: float = 0.9
     bot_workers: int = 1
     bot_worker_processes: int = 1
     bot_worker_health_port: int = 8081
@@ -112,8 +117,26 @@ class Config:
                 ipaddress.ip_network(proxy)
             except ValueError as error:
                 raise ValueError(f"trusted proxy: {error}") from None
+        if not 1 <= self.ipv6_client_prefix <= 128:
+            raise ValueError(
+                f"the IPv6 client prefix is 1 to 128 bits, not {self.ipv6_client_prefix}"
+            )
+        if min(self.max_client_games, self.max_client_bot_games, self.max_expert_seats) < 0:
+            raise ValueError("client game limits and max expert seats must not be negative")
+        if not 0 < self.creation_memory_ceiling <= 1:
+            raise ValueError(
+                "the creation memory ceiling is a share of the store's memory limit, above 0 "
+                f"and at most 1, not {self.creation_memory_ceiling}"
+            )
         # The store checks its own settings (TTLs, prefix) when built: fail at start-up too.
         self.store_settings()
+
+    @property
+    def api_keys(self) -> tuple[str, ...]:
+        """The API keys: the setting holds one, or several separated by commas."""
+        if not self.api_key:
+            return ()
+        return tuple(key.strip() for key in self.api_key.split(",") if key.strip())
 
     def store_settings(self) -> StoreSettings:
         """The store's settings under this configuration."""
@@ -259,6 +282,11 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "otlp_endpoint": ("OTEL_EXPORTER_OTLP_ENDPOINT", _optional),
     "table": ("HANAFUDA_TABLE", _bool),
     "trusted_proxies": ("HANAFUDA_TRUSTED_PROXIES", _comma_separated),
+    "ipv6_client_prefix": ("HANAFUDA_IPV6_CLIENT_PREFIX", int),
+    "max_client_games": ("HANAFUDA_MAX_CLIENT_GAMES", int),
+    "max_client_bot_games": ("HANAFUDA_MAX_CLIENT_BOT_GAMES", int),
+    "max_expert_seats": ("HANAFUDA_MAX_EXPERT_SEATS", int),
+    "creation_memory_ceiling": ("HANAFUDA_CREATION_MEMORY_CEILING", float),
     "bot_workers": ("HANAFUDA_BOT_WORKERS", _workers),
     "bot_worker_processes": ("HANAFUDA_BOT_WORKER_PROCESSES", _workers),
     "bot_worker_health_port": ("HANAFUDA_BOT_WORKER_HEALTH_PORT", int),
@@ -284,6 +312,10 @@ _DEFAULT_NOTES: Mapping[str, str] = {
     "watchers_per_client": "0: no limit",
     "watchers_per_seat": "0: no limit",
     "workers": "auto: one per core",
+    "max_client_games": "0: no limit",
+    "max_client_bot_games": "0: no limit",
+    "max_expert_seats": "0: no limit",
+    "creation_memory_ceiling": "1: no margin",
     "otlp_endpoint": "no traces",
     "bot_workers": "0: external bot workers serve the queue",
 }
@@ -342,8 +374,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--api-key",
-        "API key a client must send (header x-api-key) to create games; seats act with their "
-        "own tokens; prefer the variable",
+        "API key a client must send (header x-api-key) to create games, or several separated "
+        "by commas; seats act with their own tokens; prefer the variable",
     )
     add(
         "--cors-origin",
@@ -392,6 +424,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the per-client limits; repeat for several (the variable: comma-separated)",
         dest="trusted_proxies",
         action="append",
+    )
+    add(
+        "--ipv6-client-prefix",
+        "bits of an IPv6 address that name one client for the per-client limits",
+        type=int,
+    )
+    add("--max-client-games", "unfinished games one client may hold", type=int)
+    add("--max-client-bot-games", "unfinished games with bot seats one client may hold", type=int)
+    add("--max-expert-seats", "expert bot seats in one game", type=int)
+    add(
+        "--creation-memory-ceiling",
+        "share of the store's memory limit (Redis maxmemory) above which no game is created",
+        type=float,
     )
     add(
         "--bot-workers",

@@ -47,7 +47,7 @@ from hanafuda_referee.botworkers.embedded import EmbeddedBotWorkers
 from hanafuda_referee.calls.forwarding import TrustedProxies
 from hanafuda_referee.config import Config
 from hanafuda_referee.grpc.server import GrpcServer, tls_credentials
-from hanafuda_referee.hosting.limits import CreationLimit
+from hanafuda_referee.hosting.limits import ClientLimits, CreationLimit
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.observability import metrics, tracing
 from hanafuda_referee.observability.logs import logger
@@ -314,7 +314,7 @@ async def serve(
     referee = Referee(
         store,
         allow_testing=config.allow_testing,
-        api_key=config.api_key,
+        api_keys=config.api_keys,
         cache_size=config.game_cache_size,
         max_watchers=config.max_watchers,
         watchers_per_game=config.watchers_per_game,
@@ -325,6 +325,13 @@ async def serve(
             if config.create_rate
             else None
         ),
+        ipv6_client_prefix=config.ipv6_client_prefix,
+        client_limits=ClientLimits(
+            unfinished_games=config.max_client_games,
+            bot_games=config.max_client_bot_games,
+            expert_seats=config.max_expert_seats,
+        ),
+        memory_ceiling=config.creation_memory_ceiling,
     )
     open_files = raise_open_file_limit()
     if (

@@ -1,9 +1,8 @@
 """The creation limit in the hosting layer, on the in-process store and its clock: a bucket per
-client (API key, else address), refilled with time, a refusal that creates and takes nothing."""
+client (a verified API key, else the address), refilled with time, a refusal that creates and
+takes nothing."""
 
 from __future__ import annotations
-
-import re
 
 import pytest
 from hanafuda.v1 import rules_pb2, service_pb2
@@ -11,7 +10,7 @@ from hanafuda.v1 import rules_pb2, service_pb2
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.calls.errors import ApiError
 from hanafuda_referee.config import Config
-from hanafuda_referee.hosting.limits import CreationLimit, client_bucket
+from hanafuda_referee.hosting.limits import CreationLimit
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
 from tests.store.conftest import FakeClock
@@ -41,14 +40,30 @@ async def test_a_client_gets_its_burst_then_one_game_per_interval() -> None:
     await referee.CreateGame(REQUEST, alice)
 
 
-def test_a_client_is_its_api_key_before_its_address() -> None:
-    keyed = client_bucket(Caller(api_key="k", address="192.0.2.1"))
-    assert keyed == client_bucket(Caller(api_key="k", address="198.51.100.9"))
-    # A digest: the key itself never reaches the store.
-    assert re.fullmatch(r"create:key:[0-9a-f]{32}", keyed)
-    assert "secret-key" not in client_bucket(Caller(api_key="secret-key"))
-    assert client_bucket(Caller(address="192.0.2.1")) == "create:addr:192.0.2.1"
-    assert client_bucket(Caller()) == "create:addr:unknown"
+async def test_an_unchecked_api_key_names_no_client() -> None:
+    """Without API keys configured, a key nobody checks is no new bucket: the address is."""
+    referee = Referee(MemoryStore(clock=FakeClock()), creation_limit=CreationLimit(6, burst=2))
+    for n in range(2):
+        await referee.CreateGame(REQUEST, Caller(api_key=f"random-{n}", address="192.0.2.1"))
+    with pytest.raises(ApiError) as raised:
+        await referee.CreateGame(REQUEST, Caller(api_key="random-2", address="192.0.2.1"))
+    assert raised.value.reason == "RATE_LIMITED"
+
+
+async def test_a_verified_key_is_its_own_bucket_wherever_it_comes_from() -> None:
+    referee = Referee(
+        MemoryStore(clock=FakeClock()),
+        api_keys=["key-one", "key-two"],
+        creation_limit=CreationLimit(6, burst=1),
+    )
+    await referee.CreateGame(REQUEST, Caller(api_key="key-one", address="192.0.2.1"))
+    with pytest.raises(ApiError) as raised:
+        await referee.CreateGame(REQUEST, Caller(api_key="key-one", address="198.51.100.9"))
+    assert raised.value.reason == "RATE_LIMITED"
+    await referee.CreateGame(REQUEST, Caller(api_key="key-two", address="192.0.2.1"))
+    with pytest.raises(ApiError) as refused:
+        await referee.CreateGame(REQUEST, Caller(api_key="key-three", address="203.0.113.1"))
+    assert refused.value.reason == "API_KEY_REQUIRED"
 
 
 def test_the_settings() -> None:

@@ -755,10 +755,10 @@ async def test_a_move_takes_one_store_round_trip() -> None:
     assert store.calls == ["commit", "commit"]
 
 
-async def test_a_full_in_process_store_refuses_new_games_as_unavailable() -> None:
+async def test_a_full_in_process_store_refuses_new_games_as_store_full() -> None:
     referee = Referee(MemoryStore(StoreSettings(max_games=1)), allow_testing=True)
     created = await referee.CreateGame(scripted_request(), SPECTATOR)
-    error = await refused(referee.CreateGame(scripted_request(), SPECTATOR), "UNAVAILABLE")
+    error = await refused(referee.CreateGame(scripted_request(), SPECTATOR), "STORE_FULL")
     assert error.http_status == 503
     # The game it holds plays on.
     view = (await referee.GetGame(service_pb2.GetGameRequest(game=created.game), SPECTATOR)).view

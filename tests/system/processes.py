@@ -49,8 +49,8 @@ class RefereeProcess:
 
     ``env`` adds environment variables (``REDIS_URL``, ``HANAFUDA_KEY_PREFIX``...); ``flags``
     adds command-line flags; ``tls``: the context that trusts its certificate, when ``env`` makes
-    it serve TLS (the creation limit is off unless ``env`` sets
-    ``HANAFUDA_CREATE_RATE``); ``command`` replaces the console script (its ``serve`` and the
+    it serve TLS (the creation limit and the limits on what one client holds are off unless
+    ``env`` sets them); ``command`` replaces the console script (its ``serve`` and the
     flags follow). Testing features (seeds, prepared deals) are on unless
     ``allow_testing`` is False. ``subcommand``: ``bot-workers`` runs bot workers alone, their
     health port on :attr:`http_port` (``/readyz``, ``/metrics``).
@@ -165,9 +165,13 @@ class RefereeProcess:
             HANAFUDA_LOG_FORMAT="json",
             HANAFUDA_LOG_LEVEL="INFO",
             HANAFUDA_SHUTDOWN_GRACE="2",
-            # The tests create many games from one address: no creation limit unless a test
-            # sets one (test_rate_limit.py).
+            # The tests create many games from one address: no creation limit, and no limit
+            # on what one client holds, unless a test sets one (test_rate_limit.py,
+            # test_client_limits.py).
             HANAFUDA_CREATE_RATE="0",
+            HANAFUDA_MAX_CLIENT_GAMES="0",
+            HANAFUDA_MAX_CLIENT_BOT_GAMES="0",
+            HANAFUDA_MAX_EXPERT_SEATS="0",
             PYTHONUNBUFFERED="1",
         )
         if self.allow_testing:

@@ -14,13 +14,14 @@ HTTP's alone: ``UNSUPPORTED_MEDIA_TYPE`` (a gRPC request is always protobuf).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
 
 import grpc
 import pytest
-from hanafuda.v1 import errors_pb2, game_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import errors_pb2, game_pb2, play_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.calls.errors import DOMAIN, STATUS
 from tests.service.conftest import cards, scripted_request
@@ -77,6 +78,10 @@ EXPECTED: dict[str, tuple[grpc.StatusCode, int]] = {
     "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
     "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
     "TIMED_OUT": (grpc.StatusCode.ABORTED, 409),
+    "TOO_MANY_GAMES": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "TOO_MANY_BOT_GAMES": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "TOO_MANY_EXPERT_SEATS": _INVALID,
+    "STORE_FULL": (grpc.StatusCode.RESOURCE_EXHAUSTED, 503),
 }
 #: Reasons no request to a healthy server can provoke (see the module docstring).
 UNREACHABLE = frozenset({"KOIKOI_NOT_ALLOWED", "UNAVAILABLE"})
@@ -105,13 +110,34 @@ def test_the_status_table_is_the_same_in_docs_code_and_proto() -> None:
     assert documented == EXPECTED
 
 
+#: The API keys of the processes with per-client limits: one client per transport.
+LIMITED_KEYS = "limits-http,limits-grpc"
+
+
 @pytest.fixture(scope="module")
 def limited_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
-    """A process with a creation limit of two games at once (then one a minute) per client."""
+    """A process with a creation limit of four games at once (then one a minute) per client,
+    two unfinished games per client, one of them with bots, and one expert seat per game."""
     with own_referee(
         tmp_path_factory.mktemp("limited"),
-        env={"HANAFUDA_CREATE_RATE": "1", "HANAFUDA_CREATE_BURST": "2"},
+        env={
+            "HANAFUDA_API_KEY": LIMITED_KEYS,
+            "HANAFUDA_CREATE_RATE": "1",
+            "HANAFUDA_CREATE_BURST": "4",
+            "HANAFUDA_MAX_CLIENT_GAMES": "2",
+            "HANAFUDA_MAX_CLIENT_BOT_GAMES": "1",
+            "HANAFUDA_MAX_EXPERT_SEATS": "1",
+        },
         name="limited",
+    ) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def full_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProcess]:
+    """A process whose in-process store holds one game at most."""
+    with RefereeProcess(
+        tmp_path_factory.mktemp("full"), env={"HANAFUDA_MAX_GAMES": "1"}, name="full"
     ) as process:
         yield process
 
@@ -344,17 +370,41 @@ class Provoker:
             for payload in (b"\xff\xff\xff", b"\x0a\x05ab"):
                 await self.expect(c.call_raw("CreateGame", payload), "BAD_ENCODING")
 
-    async def limits(self, limited: RefereeProcess) -> None:
-        """A client that creates games faster than the limit (its own bucket: an API key of
-        this transport's)."""
+    async def limits(self, limited: RefereeProcess, full: RefereeProcess) -> None:
+        """A client that asks for too many expert seats, then holds as many games with bots
+        and games as it may, then creates games faster than the limit (a client of its own: an
+        API key of this transport's); and a store that is full."""
         async with open_client(self.client.transport, limited) as c:
             key = f"limits-{self.client.transport}"
             plain = service_pb2.CreateGameRequest(
                 kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"]
             )
-            for _ in range(2):
-                await c.create(plain, api_key=key)
+            bots = service_pb2.CreateGameRequest()
+            bots.CopyFrom(plain)
+            bots.bots[:] = [play_pb2.BOT_LEVEL_UNSPECIFIED, play_pb2.BOT_LEVEL_GREEDY]
+            experts = service_pb2.CreateGameRequest(
+                kind=rules_pb2.GAME_KIND_HACHI_HACHI, players=["a", "b", "c"]
+            )
+            experts.bots[:] = [
+                play_pb2.BOT_LEVEL_UNSPECIFIED,
+                play_pb2.BOT_LEVEL_EXPERT,
+                play_pb2.BOT_LEVEL_EXPERT,
+            ]
+            await self.expect(c.create(experts, api_key=key), "TOO_MANY_EXPERT_SEATS")
+            await c.create(bots, api_key=key)
+            await self.expect(c.create(bots, api_key=key), "TOO_MANY_BOT_GAMES")
+            await c.create(plain, api_key=key)
+            await self.expect(c.create(plain, api_key=key), "TOO_MANY_GAMES")
+            # Four creations asked for, the burst: the rate's turn (a refusal by a later check
+            # spends its token, so that refusals cost something too).
             await self.expect(c.create(plain, api_key=key), "RATE_LIMITED")
+        async with open_client(self.client.transport, full) as c:
+            plain = service_pb2.CreateGameRequest(
+                kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"]
+            )
+            with contextlib.suppress(Refused):
+                await c.create(plain)  # the first creation of the two transports fills it
+            await self.expect(c.create(plain), "STORE_FULL")
 
     async def timeouts(self, unswept: RefereeProcess) -> None:
         """A move that comes after its deadline, on a process without a sweeper (the move
@@ -403,6 +453,7 @@ async def test_every_reason_is_reachable_with_the_same_status_on_both_transports
     strict_referee: RefereeProcess,
     limited_referee: RefereeProcess,
     unswept_referee: RefereeProcess,
+    full_referee: RefereeProcess,
 ) -> None:
     seen: dict[str, dict[str, tuple[grpc.StatusCode, int | None]]] = {}
     for transport in ("http", "grpc"):
@@ -417,7 +468,7 @@ async def test_every_reason_is_reachable_with_the_same_status_on_both_transports
             await provoker.creations()
             await provoker.encodings()
             await provoker.strict(strict_referee)
-            await provoker.limits(limited_referee)
+            await provoker.limits(limited_referee, full_referee)
             await provoker.timeouts(unswept_referee)
             seen[transport] = provoker.seen
         missing = all_reasons() - UNREACHABLE - set(provoker.seen)

@@ -3,7 +3,7 @@
 The referee puts a ``google.rpc.Status`` in every refusal's trailing metadata (gRPC's rich status)
 whose details hold one ``google.rpc.ErrorInfo``: its ``reason`` is the name of a
 ``hanafuda.v1.Reason`` without the ``REASON_`` prefix, its ``metadata`` what the refusal is about.
-A ``RATE_LIMITED`` refusal adds a ``google.rpc.RetryInfo`` with the delay to wait.
+A ``RATE_LIMITED`` or ``STORE_FULL`` refusal adds a ``google.rpc.RetryInfo`` with the delay to wait.
 """
 
 from __future__ import annotations

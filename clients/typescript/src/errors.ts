@@ -54,7 +54,7 @@ export class RefereeError extends Error {
   readonly httpStatus: number | undefined;
   /** `ErrorInfo.metadata`: `current_version` for `STALE_VERSION`, `option` for rule options... */
   readonly metadata: Readonly<Record<string, string>>;
-  /** When to try again, for `RATE_LIMITED` (`Retry-After`, `RetryInfo`). */
+  /** When to try again, for `RATE_LIMITED` and `STORE_FULL` (`Retry-After`, `RetryInfo`). */
   readonly retryAfterSeconds: number | undefined;
   /** The request id (`x-request-id`) the referee logged the request under. */
   readonly requestId: string | undefined;

@@ -67,6 +67,8 @@ export class Referee {
         HANAFUDA_HTTP_PORT: String(httpPort),
         HANAFUDA_GRPC_PORT: String(grpcPort),
         HANAFUDA_CREATE_RATE: "0",
+        HANAFUDA_MAX_CLIENT_GAMES: "0",
+        HANAFUDA_MAX_CLIENT_BOT_GAMES: "0",
         HANAFUDA_SHUTDOWN_GRACE: "1",
         PYTHONUNBUFFERED: "1",
         ...env,

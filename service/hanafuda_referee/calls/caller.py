@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import secrets
+import urllib.parse
 from dataclasses import dataclass
 
 from hanafuda_referee.calls.errors import ApiError
@@ -119,13 +120,18 @@ class Caller:
 def peer_host(peer: str) -> str:
     """The host of a gRPC peer string (``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, ``unix:path``),
     as HTTP's ASGI scope gives its client address: without the port; "" when there is none.
+    gRPC writes the peer as a URI, its IPv6 brackets percent-encoded (``ipv6:%5B::1%5D:5``):
+    left so, the address would parse as none, and name a client of its own per address rather
+    than by its network.
 
     >>> peer_host("ipv4:127.0.0.1:50123"), peer_host("ipv6:[::1]:50123"), peer_host("unix:/s")
     ('127.0.0.1', '::1', '')
+    >>> peer_host("ipv6:%5B2001:db8::1%5D:50123"), peer_host("ipv6:%5Bfe80::1%25eth0%5D:5")
+    ('2001:db8::1', 'fe80::1%eth0')
     """
     kind, _, rest = peer.partition(":")
     if kind == "ipv4":
         return rest.rpartition(":")[0]
     if kind == "ipv6":
-        return rest.rpartition(":")[0].strip("[]")
+        return urllib.parse.unquote(rest).rpartition(":")[0].strip("[]")
     return ""

@@ -67,10 +67,17 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
     "UNSUPPORTED_MEDIA_TYPE": (grpc.StatusCode.INVALID_ARGUMENT, 415),
     "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
     "TIMED_OUT": (grpc.StatusCode.ABORTED, 409),
+    "TOO_MANY_GAMES": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "TOO_MANY_BOT_GAMES": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "TOO_MANY_EXPERT_SEATS": _INVALID,
+    # The server's capacity, not the client's doing: 503, which HTTP clients and proxies know
+    # as "try again later"; gRPC's UNAVAILABLE would say the outcome is unknown, and it is not.
+    "STORE_FULL": (grpc.StatusCode.RESOURCE_EXHAUSTED, 503),
 }
 
-#: The ``ErrorInfo`` metadata key of the seconds to wait before a retry (``RATE_LIMITED``), a
-#: whole number; the transports also carry it as ``Retry-After`` and ``google.rpc.RetryInfo``.
+#: The ``ErrorInfo`` metadata key of the seconds to wait before a retry (``RATE_LIMITED``,
+#: ``STORE_FULL``), a whole number; the transports also carry it as ``Retry-After`` and
+#: ``google.rpc.RetryInfo``.
 RETRY_AFTER = "retry_after_seconds"
 
 

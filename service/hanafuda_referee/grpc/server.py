@@ -355,7 +355,8 @@ class GrpcServer:
         trusted_proxies: TrustedProxies = NO_PROXIES,
     ) -> None:
         self._referee = referee
-        self._address = f"{host}:{port}"
+        # An IPv6 address in brackets, as gRPC reads a host and port: "::1:50051" is no port.
+        self._address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self._credentials = credentials
         # A connection that has not opened its HTTP/2 session (the preface and SETTINGS)
         # within the timeout is closed; grpc's own default is 120 s.

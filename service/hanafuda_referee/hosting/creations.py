@@ -8,7 +8,8 @@ and the request id, its tokens encrypted with a keystream derived from both (SHA
 the store alone gives no token; a client needs its own request id, and must be the same client
 (the same API key, else the same address), to get them back. A request id is then a secret of
 its client's for as long as the retry window lasts (the answer time-to-live): make it
-unguessable, a UUID for instance.
+unguessable, a UUID for instance. This namespace is not a limit: a key nobody checked only
+narrows it, and counts for nothing else (see :mod:`.identity`).
 
 >>> from hanafuda_referee.calls.caller import Caller
 >>> caller = Caller(address="192.0.2.7")
@@ -27,7 +28,6 @@ from hanafuda.v1 import service_pb2
 
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.errors import Reason, RulesError
-from hanafuda_referee.hosting.limits import client_bucket
 from hanafuda_referee.varint import Reader, Writer
 
 __all__ = ["creation_key", "fingerprint", "seal", "unseal"]
@@ -36,7 +36,11 @@ _FORMAT = 1
 
 
 def _client(caller: Caller) -> bytes:
-    return client_bucket(caller).encode()
+    """The namespace of ``caller``'s creation request ids: a digest of the API key it sent, else
+    its exact address (spelled as the creation buckets once were: kept records stay valid)."""
+    if caller.api_key:
+        return b"create:key:" + hashlib.sha256(caller.api_key.encode()).hexdigest()[:32].encode()
+    return b"create:addr:" + (caller.address or "unknown").encode()
 
 
 def creation_key(caller: Caller, request_id: str) -> str:

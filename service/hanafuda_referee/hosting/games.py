@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hmac
 import secrets
 import time
 from collections import OrderedDict
@@ -62,8 +61,9 @@ from hanafuda_referee.hosting.convert import (
     move_to_proto,
 )
 from hanafuda_referee.hosting.creations import creation_key, fingerprint, seal, unseal
+from hanafuda_referee.hosting.identity import ClientIdentity
 from hanafuda_referee.hosting.kinds import adapter_for
-from hanafuda_referee.hosting.limits import CreationLimit
+from hanafuda_referee.hosting.limits import Admission, ClientLimits, CreationLimit
 from hanafuda_referee.hosting.tokens import (
     GameMeta,
     hash_token,
@@ -98,6 +98,7 @@ from hanafuda_referee.store import (
     GameExists,
     GameNotFound,
     GameStore,
+    StoreFull,
     StoreUnavailable,
     VersionedEvents,
 )
@@ -142,6 +143,8 @@ _PAGE_TOKEN_FORMAT = 1
 #: commit's watchers all read it within a round trip or so, so a thousand is ample, and
 #: a watcher that comes too late simply works its step out again.
 _WATCH_STEPS = 1024
+#: Log entries a ``STALE_VERSION`` refusal reads for a timeout that took the seat's decision.
+_STALE_LOOKBACK = 8
 
 
 # --- stored layouts --------------------------------------------------------------------------
@@ -446,6 +449,8 @@ class _StoreFailures(ErrorTranslation):
         self._game_id = game_id
 
     def translate(self, error: BaseException) -> ApiError | None:
+        if isinstance(error, StoreFull):
+            return ApiError("STORE_FULL", "the game store is full: no new game until games end")
         if isinstance(error, StoreUnavailable):
             return ApiError("UNAVAILABLE", "the game store is unavailable; retry later")
         if isinstance(error, GameNotFound):
@@ -745,14 +750,39 @@ class HostedGames:
         cache_size: int = 4096,
         clock: Callable[[], float] = time.time,
         creation_limit: CreationLimit | None = None,
+        identity: ClientIdentity | None = None,
+        client_limits: ClientLimits | None = None,
+        memory_ceiling: float = 1.0,
     ) -> None:
         self._store = store
         self._allow_testing = allow_testing
-        self._api_key = api_key or None
         self._cache = _Cache(cache_size)
         self._steps = _WatchSteps(_WATCH_STEPS)
         self._clock = clock
-        self._creation_limit = creation_limit
+        #: Who may create games, and how many (PLAY.md, "Limits": hosting/limits.py).
+        self.admission = Admission(
+            store,
+            identity=identity or ClientIdentity.of([api_key] if api_key else []),
+            rate=creation_limit,
+            limits=client_limits or ClientLimits(0, 0, 0),
+            memory_ceiling=memory_ceiling,
+            is_over=self._over,
+        )
+
+    @property
+    def identity(self) -> ClientIdentity:
+        """How the per-client limits name clients."""
+        return self.admission.identity
+
+    async def _over(self, game_id: str) -> bool:
+        """Whether the game is over or gone, read from the store (for the per-client limits)."""
+        try:
+            game = await self._load(game_id)
+        except ApiError as error:
+            if error.reason == "UNKNOWN_GAME":
+                return True
+            raise
+        return game.adapter.is_over(game.state)
 
     @property
     def store(self) -> GameStore:
@@ -799,10 +829,7 @@ class HostedGames:
         self, request: service_pb2.CreateGameRequest, caller: Caller
     ) -> service_pb2.CreateGameResponse:
         """``CreateGame``: see the contract."""
-        if self._api_key is not None and not (
-            caller.api_key and hmac.compare_digest(caller.api_key.encode(), self._api_key.encode())
-        ):
-            raise ApiError("API_KEY_REQUIRED", "creating games needs this server's API key")
+        self.admission.check_key(caller)
         request_id = request.request_id or None
         if request_id is not None:
             if len(request_id) > MAX_REQUEST_ID_LENGTH:
@@ -814,10 +841,9 @@ class HostedGames:
                 kept = await self._store.recall(creation_key(caller, request_id))
             if kept is not None:
                 return await self._created_before(request, caller, request_id, kept)
-        if self._creation_limit is not None:
-            # Before any other work: a refused creation must cost the server next to nothing.
-            with store_failures():
-                await self._creation_limit.check(self._store, caller)
+        # Before any other work: a refused creation must cost the server next to nothing.
+        with store_failures():
+            admitted = await self.admission.admit(request, caller)
         adapter = adapter_for(request.kind)
         if len(request.players) > MAX_PLAYERS:
             raise ApiError("REQUEST_TOO_LARGE", f"at most {MAX_PLAYERS} players")
@@ -879,6 +905,8 @@ class HostedGames:
         else:
             raise ApiError("UNAVAILABLE", "could not allocate a game id; retry")
         annotate(game=game_id)
+        with store_failures(game_id):
+            await admitted.hold(game_id)
         if request_id is not None:
             record = seal(caller, request_id, fingerprint(request), game_id, tokens)
             with store_failures(game_id):
@@ -1025,6 +1053,10 @@ class HostedGames:
                     f"the game is at version {game.api_version}, not {request.expected_version}",
                     {"current_version": str(game.api_version)},
                 )
+                if game.meta.seats.clock is not None:
+                    refusal = await self._stale_after_timeout(
+                        game, request.expected_version, seat, refusal
+                    )
             else:
                 try:
                     with engine_refusals():
@@ -1102,6 +1134,29 @@ class HostedGames:
                     self._cache.put(game)
                     fresh = duplicates_checked = True
         raise ApiError("UNAVAILABLE", "the game changed too often to take the move; retry")
+
+    async def _stale_after_timeout(
+        self, game: _Game, expected: int, seat: int, refusal: ApiError
+    ) -> ApiError:
+        """``refusal`` (``STALE_VERSION``), saying what was taken for ``seat`` when a timeout took
+        the decision the move was for since version ``expected`` (PLAY.md: as ``TIMED_OUT``
+        does). Reads the log from there, a few entries at most."""
+        if not 0 < expected < game.api_version:
+            return refusal
+        with store_failures(game.game_id):
+            entries = await self._store.events(
+                game.game_id, expected - 1, min(game.api_version - expected, _STALE_LOOKBACK)
+            )
+        for entry in entries:
+            for step in _Header.decode(entry.events[0]).steps:
+                if step.seat == seat and step.cause in (Cause.AUTO, Cause.TIMEOUT_RESIGN):
+                    return ApiError(
+                        "STALE_VERSION",
+                        f"{refusal.message}: seat {seat}'s clock ran out and the timeout took "
+                        f"its decision ({step.move})",
+                        {**refusal.metadata, "taken": str(step.move)},
+                    )
+        return refusal
 
     async def _propose_deadline(self, game: _Game) -> None:
         """Enter the game's next timeout in the store's index, before the commit that makes it

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from hanafuda.v1 import service_pb2
@@ -25,7 +25,8 @@ from hanafuda.v1 import service_pb2
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.hosting import stateless
 from hanafuda_referee.hosting.games import HostedGames, MoveReply, ViewReply
-from hanafuda_referee.hosting.limits import CreationLimit
+from hanafuda_referee.hosting.identity import DEFAULT_IPV6_PREFIX, ClientIdentity
+from hanafuda_referee.hosting.limits import ClientLimits, CreationLimit
 from hanafuda_referee.hosting.watching import WatcherSlots, watch_game
 from hanafuda_referee.observability.logs import current, observe
 from hanafuda_referee.store import GameStore
@@ -102,9 +103,13 @@ class Referee:
     """The application layer of the service: stateless rules methods and hosted games.
 
     ``store``: where hosted games live. ``allow_testing``: accept seeds and prepared deals in
-    ``CreateGame``. ``api_key``: when set, ``CreateGame`` needs it (``x-api-key``).
+    ``CreateGame``. ``api_key``: when set, ``CreateGame`` needs it (``x-api-key``);
+    ``api_keys``: several, any of which will do. ``ipv6_client_prefix``: the IPv6 network one
+    client is counted by (see :mod:`.identity`). ``creation_limit``, ``client_limits``,
+    ``memory_ceiling``: the creation rate and what one client may hold, and the share of the
+    store's memory limit above which no game is created (see :mod:`.limits`).
     ``max_watchers``, ``watchers_per_game``, ``watchers_per_client``: the most spectators'
-    ``WatchGame`` streams followed at once, in all, of one game, from one address;
+    ``WatchGame`` streams followed at once, in all, of one game, from one client;
     ``watchers_per_seat``: the most streams of one seat (0: no limit; see
     :class:`~.watching.WatcherSlots`).
     """
@@ -121,13 +126,21 @@ class Referee:
         watchers_per_client: int = 0,
         watchers_per_seat: int = 0,
         creation_limit: CreationLimit | None = None,
+        api_keys: Sequence[str] = (),
+        ipv6_client_prefix: int = DEFAULT_IPV6_PREFIX,
+        client_limits: ClientLimits | None = None,
+        memory_ceiling: float = 1.0,
     ) -> None:
+        keys = [*api_keys, *([api_key] if api_key else [])]
+        self.identity = ClientIdentity.of(keys, ipv6_client_prefix)
         self.games = HostedGames(
             store,
             allow_testing=allow_testing,
-            api_key=api_key,
             cache_size=cache_size,
             creation_limit=creation_limit,
+            identity=self.identity,
+            client_limits=client_limits,
+            memory_ceiling=memory_ceiling,
         )
         self.watchers = WatcherSlots(
             max_watchers,
@@ -248,7 +261,7 @@ class Referee:
         the process follows as many streams as it may (see :class:`~.watching.WatcherSlots`)."""
         if not caller.token:
             # A spectator over a bound is refused before the game is read.
-            self.watchers.check_spectator(request.game, caller.address)
+            self.watchers.check_spectator(request.game, self.identity.client_of(caller))
         stream = watch_game(self.games, request, caller, self.watchers)
         async with contextlib.aclosing(stream) as items:
             async for item in items:

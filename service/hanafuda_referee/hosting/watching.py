@@ -30,12 +30,13 @@ class WatcherSlots:
     """The ``WatchGame`` streams a process follows, and the most it may follow.
 
     Spectators' streams are bounded three ways: ``limit`` in all (0: no limit), ``per_game`` for
-    one game and ``per_client`` from one network address. A seat's own streams (a valid token)
-    count in :attr:`open` but never against those bounds, so spectators cannot lock a player out
-    of following a game; they have a bound of their own, ``per_seat`` streams for one seat of one
-    game (several tabs or devices, not thousands). A stream over a bound is refused with
-    ``UNAVAILABLE`` (503), whose metadata ``limit`` names the bound: a client retries later, or
-    on another replica.
+    one game and ``per_client`` from one client (as :mod:`.identity` names it: its network
+    address, an IPv6 address by its network, or a verified API key). A seat's own streams (a
+    valid token) count in :attr:`open` but never against those bounds, so spectators cannot
+    lock a player out of following a game; they have a bound of their own, ``per_seat`` streams
+    for one seat of one game (several tabs or devices, not thousands). A stream over a bound is
+    refused with ``UNAVAILABLE`` (503), whose metadata ``limit`` names the bound: a client
+    retries later, or on another replica.
 
     >>> slots = WatcherSlots(1)
     >>> with slots.slot("g1", None, "192.0.2.1"), slots.slot("g1", 0, "192.0.2.1"):
@@ -140,7 +141,7 @@ async def watch_game(
     held = (
         contextlib.nullcontext()
         if slots is None
-        else slots.slot(cursor.game.game_id, cursor.seat, caller.address)
+        else slots.slot(cursor.game.game_id, cursor.seat, games.identity.client_of(caller))
     )
     # Closed with this stream, not when collected: it holds the store's subscription.
     with held:

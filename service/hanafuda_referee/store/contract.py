@@ -284,3 +284,32 @@ class GameStore(Protocol):
     async def close(self) -> None:
         """Release connections. The store must not be used afterwards."""
         ...
+
+    # -- what one client holds (PLAY.md, "Limits"; see :mod:`.holdings`) --------------------
+
+    async def hold_game(self, holder: str, game_id: str, limit: int) -> bool:
+        """Enter ``game_id`` among the games ``holder`` holds, unless it holds ``limit`` games
+        already (counted as they are: call :meth:`held_games` first to drop the games gone):
+        True when it is held (now, or already), False when nothing changed. Atomic: every
+        replica on this store counts the same games. ``holder`` is a name of the caller's,
+        short and free of secrets (no braces)."""
+        ...
+
+    async def held_games(self, holder: str, grace_ms: int) -> list[str]:
+        """The ids of the games ``holder`` holds that are still stored, the oldest held first.
+        The ids of games no longer stored (expired, deleted, or never created), held more than
+        ``grace_ms`` ago, are dropped on the way: a game that expires stops counting without
+        anybody calling. A game over is still stored: see :meth:`release_games`."""
+        ...
+
+    async def release_games(self, holder: str, game_ids: Sequence[str]) -> None:
+        """Drop ``game_ids`` from the games ``holder`` holds (ids it does not hold are
+        ignored): for games the caller knows are over."""
+        ...
+
+    async def memory_use(self) -> tuple[int, int] | None:
+        """The store's memory in use and its limit, in bytes, or None when it has no memory
+        limit (the in-process store counts games instead: ``max_games``). On Redis, ``INFO
+        memory``'s ``used_memory`` and ``maxmemory``; on a cluster, those of the primary nearest
+        its limit. One round trip per primary: callers keep the reading for a while."""
+        ...

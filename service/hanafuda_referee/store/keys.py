@@ -86,6 +86,11 @@ class KeySpace:
         Cluster's waiting workers: in the partition's slot, so the push script may publish it."""
         return f"{self.prefix}{{bot-turns-{int(partition)}}}:qw"
 
+    def held(self, holder: str) -> str:
+        """The key of the games ``holder`` holds (a sorted set, :mod:`.holdings`; no hash tag:
+        it belongs to no game, and the game pattern does not match it)."""
+        return f"{self.prefix}held:{holder}"
+
     def probe(self) -> str:
         """The key the benchmark's reference write sets (no hash tag: it belongs to no game, and
         the game pattern does not match it)."""

@@ -42,6 +42,7 @@ from .contract import (
 )
 from .errors import GameExists, GameNotFound, StoreFull
 from .failure_log import FailureLog
+from .holdings import HeldGames
 from .settings import StoreSettings
 from .validation import (
     check_bucket,
@@ -136,6 +137,8 @@ class MemoryStore:
         #: Unix time when the store's clock read 0, so push times are Unix milliseconds that
         #: move with the store's clock (a test's fake clock included).
         self._unix_offset = time.time() - clock()
+        #: What each client holds (see :mod:`.holdings`).
+        self._holdings = HeldGames(clock)
 
     # -- expiry -----------------------------------------------------------------------------
 
@@ -448,6 +451,30 @@ class MemoryStore:
         self._pending_turns.clear()
         self._closed = True
         self._turn_pushed.set()  # the waiting workers find the store closed
+
+    # -- what one client holds (see :mod:`.holdings`) ------------------------------------------
+
+    async def hold_game(self, holder: str, game_id: str, limit: int) -> bool:
+        """See :meth:`.contract.GameStore.hold_game`."""
+        self._check_open()
+        return self._holdings.hold(holder, game_id, limit)
+
+    async def held_games(self, holder: str, grace_ms: int) -> list[str]:
+        """See :meth:`.contract.GameStore.held_games`."""
+        self._check_open()
+        self._sweep()
+        return self._holdings.held(holder, self._games.__contains__, grace_ms / 1000)
+
+    async def release_games(self, holder: str, game_ids: Sequence[str]) -> None:
+        """See :meth:`.contract.GameStore.release_games`."""
+        self._check_open()
+        self._holdings.release(holder, game_ids)
+
+    async def memory_use(self) -> tuple[int, int] | None:
+        """None: this store has no memory limit; ``max_games`` bounds it (see
+        :meth:`.contract.GameStore.memory_use`)."""
+        self._check_open()
+        return None
 
 
 def _entries(game: _Game, after_version: int, limit: int) -> list[VersionedEvents]:

@@ -141,6 +141,7 @@ from .contract import (
 from .encoding import decode_record, pack_events, request_digest, unpack_events
 from .errors import GameExists, GameNotFound, StoreError, StoreUnavailable
 from .failure_log import FailureLog
+from .holdings import HOLD_GAME, RELEASE_GONE, check_holder, check_limit
 from .keys import GameKeys, KeySpace
 from .redis_clients import Clients, ClusterClients, SingleClients
 from .scripts import (
@@ -1024,6 +1025,79 @@ class RedisStore:
         await _close_all(wakeups or [])
         with self._failures("close"):
             await self._clients.close()
+
+    # -- what one client holds (see :mod:`.holdings`) ------------------------------------------
+
+    async def hold_game(self, holder: str, game_id: str, limit: int) -> bool:
+        """See :meth:`.contract.GameStore.hold_game`: one script on the holder's set."""
+        check_game_id(game_id)
+        key = self._keys.held(check_holder(holder))
+        args: list[bytes | str | int] = [game_id, check_limit(limit), self._idle_ttl_ms]
+        held = await self._run(
+            "hold_game", HOLD_GAME.run(self._clients.main, [key], args), command=_EVALSHA
+        )
+        return bool(held)
+
+    async def held_games(self, holder: str, grace_ms: int) -> list[str]:
+        """See :meth:`.contract.GameStore.held_games`: the holder's set, then whether each of
+        its games exists (one pipeline on a single server, a call per game on a cluster, where
+        they live on other nodes), then one script dropping the games gone."""
+        key = self._keys.held(check_holder(holder))
+        members = await self._run(
+            "held_games", self._clients.main.execute_command("ZRANGE", key, 0, -1), command="ZRANGE"
+        )
+        ids = [m.decode() if isinstance(m, bytes) else str(m) for m in members or ()]
+        if not ids:
+            return []
+        found = await asyncio.gather(*(self._game_exists(game_id) for game_id in ids))
+        gone = [game_id for game_id, exists in zip(ids, found, strict=True) if not exists]
+        if gone:
+            args: list[bytes | str | int] = [max(0, int(grace_ms)), *gone]
+            await self._run(
+                "held_games", RELEASE_GONE.run(self._clients.main, [key], args), command=_EVALSHA
+            )
+        return [game_id for game_id, exists in zip(ids, found, strict=True) if exists]
+
+    async def _game_exists(self, game_id: str) -> bool:
+        command: Command = ("EXISTS", self._keys.game(game_id).game)
+        if self._batcher is None:
+            reply = await self._run(
+                "held_games", self._clients.main.execute_command(*command), command="EXISTS"
+            )
+        else:
+            pending = self._batcher.submit("held_games", command)
+            reply = await (
+                pending if self._spans is None else self._traced("held_games", "EXISTS", pending)
+            )
+        return bool(reply)
+
+    async def release_games(self, holder: str, game_ids: Sequence[str]) -> None:
+        """See :meth:`.contract.GameStore.release_games`: ``ZREM``."""
+        key = self._keys.held(check_holder(holder))
+        if game_ids:
+            command = ("ZREM", key, *(check_game_id(game_id) for game_id in game_ids))
+            await self._run(
+                "release_games", self._clients.main.execute_command(*command), command="ZREM"
+            )
+
+    async def memory_use(self) -> tuple[int, int] | None:
+        """See :meth:`.contract.GameStore.memory_use`: ``INFO`` of each primary. A server that
+        refuses ``INFO`` (an ACL, a managed offering) is not checked: None."""
+        try:
+            infos = await self._run("memory_use", self._clients.server_infos(), command="INFO")
+        except StoreUnavailable:
+            raise
+        except StoreError:
+            return None
+        fullest: tuple[int, int] | None = None
+        for _, info in infos:
+            limit = int(info.get("maxmemory", 0) or 0)
+            if limit <= 0:
+                continue
+            used = int(info.get("used_memory", 0) or 0)
+            if fullest is None or used * fullest[1] > fullest[0] * limit:
+                fullest = (used, limit)
+        return fullest
 
 
 def _entry_ms(entry_id: bytes | str) -> int:

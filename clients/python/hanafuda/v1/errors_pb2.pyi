@@ -95,7 +95,9 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     """Service-level reasons.
 
     The move's `expected_version` is not the game's current version: someone moved first.
-    ErrorInfo metadata `current_version` holds the game's version. Re-read the game and retry.
+    ErrorInfo metadata `current_version` holds the game's version. When the seat's clock ran out
+    meanwhile and a timeout took the decision the move was for, `taken` says what the timeout
+    did for the seat, as with `REASON_TIMED_OUT`. Re-read the game and retry.
     gRPC `ABORTED`, HTTP 409.
     """
     REASON_UNKNOWN_GAME: _Reason.ValueType  # 18
@@ -151,10 +153,11 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     gRPC `INVALID_ARGUMENT`, HTTP 415.
     """
     REASON_RATE_LIMITED: _Reason.ValueType  # 30
-    """The client created games faster than the server allows (a token bucket per client: its API
-    key when it sends one, else its network address, shared by every replica). Nothing was
-    created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
-    header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+    """The client created games faster than the server allows (a token bucket per client, shared
+    by every replica: its API key when the server checks keys, else its network address, an IPv6
+    address by its network). Nothing was created. `ErrorInfo.metadata["retry_after_seconds"]`
+    says when to try again, as the HTTP header `Retry-After` and the gRPC detail
+    `google.rpc.RetryInfo` do.
     gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
     """
     REASON_TIMED_OUT: _Reason.ValueType  # 31
@@ -163,6 +166,30 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     did for the seat (`resign`, or the move the timeout bot made, as `play pine-crane`) and
     `current_version` the game's version now. Re-read the game.
     gRPC `ABORTED`, HTTP 409.
+    """
+    REASON_TOO_MANY_GAMES: _Reason.ValueType  # 32
+    """The client holds as many unfinished games as the server allows one client (PLAY.md,
+    "Limits": a client is its verified API key, else its address, an IPv6 address by its
+    network): nothing was created. Finish or resign one of them (or let one expire) and retry.
+    `ErrorInfo.metadata["limit"]` holds the limit. gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+    """
+    REASON_TOO_MANY_BOT_GAMES: _Reason.ValueType  # 33
+    """The game asks for bot seats and the client holds as many unfinished games with bot seats
+    as the server allows one client: nothing was created. Finish or resign one of them and
+    retry, or create a game without bots. `ErrorInfo.metadata["limit"]` holds the limit.
+    gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+    """
+    REASON_TOO_MANY_EXPERT_SEATS: _Reason.ValueType  # 34
+    """The game asks for more `BOT_LEVEL_EXPERT` seats than the server allows in one game: nothing
+    was created. `ErrorInfo.metadata["limit"]` holds the limit. Ask for fewer (a `greedy` seat
+    costs next to nothing). gRPC `INVALID_ARGUMENT`, HTTP 400.
+    """
+    REASON_STORE_FULL: _Reason.ValueType  # 35
+    """The game store is nearly full (its memory near its limit): the server creates no game until
+    games end or expire, while every game in progress plays on. Nothing was created.
+    `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP header
+    `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+    gRPC `RESOURCE_EXHAUSTED`, HTTP 503.
     """
 
 class Reason(_Reason, metaclass=_ReasonEnumTypeWrapper):
@@ -250,7 +277,9 @@ REASON_STALE_VERSION: Reason.ValueType  # 17
 """Service-level reasons.
 
 The move's `expected_version` is not the game's current version: someone moved first.
-ErrorInfo metadata `current_version` holds the game's version. Re-read the game and retry.
+ErrorInfo metadata `current_version` holds the game's version. When the seat's clock ran out
+meanwhile and a timeout took the decision the move was for, `taken` says what the timeout
+did for the seat, as with `REASON_TIMED_OUT`. Re-read the game and retry.
 gRPC `ABORTED`, HTTP 409.
 """
 REASON_UNKNOWN_GAME: Reason.ValueType  # 18
@@ -306,10 +335,11 @@ requests are always protobuf: the code is there for completeness.
 gRPC `INVALID_ARGUMENT`, HTTP 415.
 """
 REASON_RATE_LIMITED: Reason.ValueType  # 30
-"""The client created games faster than the server allows (a token bucket per client: its API
-key when it sends one, else its network address, shared by every replica). Nothing was
-created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
-header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+"""The client created games faster than the server allows (a token bucket per client, shared
+by every replica: its API key when the server checks keys, else its network address, an IPv6
+address by its network). Nothing was created. `ErrorInfo.metadata["retry_after_seconds"]`
+says when to try again, as the HTTP header `Retry-After` and the gRPC detail
+`google.rpc.RetryInfo` do.
 gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
 """
 REASON_TIMED_OUT: Reason.ValueType  # 31
@@ -318,5 +348,29 @@ REASON_TIMED_OUT: Reason.ValueType  # 31
 did for the seat (`resign`, or the move the timeout bot made, as `play pine-crane`) and
 `current_version` the game's version now. Re-read the game.
 gRPC `ABORTED`, HTTP 409.
+"""
+REASON_TOO_MANY_GAMES: Reason.ValueType  # 32
+"""The client holds as many unfinished games as the server allows one client (PLAY.md,
+"Limits": a client is its verified API key, else its address, an IPv6 address by its
+network): nothing was created. Finish or resign one of them (or let one expire) and retry.
+`ErrorInfo.metadata["limit"]` holds the limit. gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+"""
+REASON_TOO_MANY_BOT_GAMES: Reason.ValueType  # 33
+"""The game asks for bot seats and the client holds as many unfinished games with bot seats
+as the server allows one client: nothing was created. Finish or resign one of them and
+retry, or create a game without bots. `ErrorInfo.metadata["limit"]` holds the limit.
+gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+"""
+REASON_TOO_MANY_EXPERT_SEATS: Reason.ValueType  # 34
+"""The game asks for more `BOT_LEVEL_EXPERT` seats than the server allows in one game: nothing
+was created. `ErrorInfo.metadata["limit"]` holds the limit. Ask for fewer (a `greedy` seat
+costs next to nothing). gRPC `INVALID_ARGUMENT`, HTTP 400.
+"""
+REASON_STORE_FULL: Reason.ValueType  # 35
+"""The game store is nearly full (its memory near its limit): the server creates no game until
+games end or expire, while every game in progress plays on. Nothing was created.
+`ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP header
+`Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+gRPC `RESOURCE_EXHAUSTED`, HTTP 503.
 """
 Global___Reason: _TypeAlias = Reason  # noqa: Y015

@@ -11,7 +11,7 @@ import { enumDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file hanafuda/v1/errors.proto.
  */
 export const file_hanafuda_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhoYW5hZnVkYS92MS9lcnJvcnMucHJvdG8SC2hhbmFmdWRhLnYxKu8GCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUUkVBU09OX05PVF9ZT1VSX1RVUk4QARIXChNSRUFTT05fVU5LTk9XTl9TRUFUEAISGwoXUkVBU09OX0NBUkRfTk9UX0lOX0hBTkQQAxIaChZSRUFTT05fVEFSR0VUX1JFUVVJUkVEEAQSIAocUkVBU09OX1RBUkdFVF9ET0VTX05PVF9NQVRDSBAFEhUKEVJFQVNPTl9XUk9OR19NT1ZFEAYSHgoaUkVBU09OX05PX0RFQ0lTSU9OX1BFTkRJTkcQBxIbChdSRUFTT05fTU9WRV9OT1RfSU5fR0FNRRAIEh0KGVJFQVNPTl9LT0lLT0lfTk9UX0FMTE9XRUQQCRIUChBSRUFTT05fR0FNRV9PVkVSEAoSGQoVUkVBU09OX1VOS05PV05fUFJFU0VUEAsSGQoVUkVBU09OX1VOS05PV05fT1BUSU9OEAwSGwoXUkVBU09OX0JBRF9PUFRJT05fVkFMVUUQDRITCg9SRUFTT05fQkFEX0RFQUwQDhIUChBSRUFTT05fQkFEX0NBUkRTEA8SFwoTUkVBU09OX0JBRF9FTkNPRElORxAQEhgKFFJFQVNPTl9TVEFMRV9WRVJTSU9OEBESFwoTUkVBU09OX1VOS05PV05fR0FNRRASEhQKEFJFQVNPTl9CQURfVE9LRU4QExIYChRSRUFTT05fTUlTU0lOR19UT0tFThAUEhwKGFJFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAVEiMKH1JFQVNPTl9URVNUSU5HX0ZFQVRVUkVfRElTQUJMRUQQFhIcChhSRUFTT05fUkVRVUVTVF9UT09fTEFSR0UQFxIbChdSRUFTT05fSU5WQUxJRF9BUkdVTUVOVBAYEhYKElJFQVNPTl9VTkFWQUlMQUJMRRAZEhsKF1JFQVNPTl9BUElfS0VZX1JFUVVJUkVEEBoSGQoVUkVBU09OX01BTEZPUk1FRF9NT1ZFEBsSHAoYUkVBU09OX1JFUVVFU1RfSURfUkVVU0VEEBwSIQodUkVBU09OX1VOU1VQUE9SVEVEX01FRElBX1RZUEUQHRIXChNSRUFTT05fUkFURV9MSU1JVEVEEB4SFAoQUkVBU09OX1RJTUVEX09VVBAfYgZwcm90bzM");
+  fileDesc("ChhoYW5hZnVkYS92MS9lcnJvcnMucHJvdG8SC2hhbmFmdWRhLnYxKuIHCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUUkVBU09OX05PVF9ZT1VSX1RVUk4QARIXChNSRUFTT05fVU5LTk9XTl9TRUFUEAISGwoXUkVBU09OX0NBUkRfTk9UX0lOX0hBTkQQAxIaChZSRUFTT05fVEFSR0VUX1JFUVVJUkVEEAQSIAocUkVBU09OX1RBUkdFVF9ET0VTX05PVF9NQVRDSBAFEhUKEVJFQVNPTl9XUk9OR19NT1ZFEAYSHgoaUkVBU09OX05PX0RFQ0lTSU9OX1BFTkRJTkcQBxIbChdSRUFTT05fTU9WRV9OT1RfSU5fR0FNRRAIEh0KGVJFQVNPTl9LT0lLT0lfTk9UX0FMTE9XRUQQCRIUChBSRUFTT05fR0FNRV9PVkVSEAoSGQoVUkVBU09OX1VOS05PV05fUFJFU0VUEAsSGQoVUkVBU09OX1VOS05PV05fT1BUSU9OEAwSGwoXUkVBU09OX0JBRF9PUFRJT05fVkFMVUUQDRITCg9SRUFTT05fQkFEX0RFQUwQDhIUChBSRUFTT05fQkFEX0NBUkRTEA8SFwoTUkVBU09OX0JBRF9FTkNPRElORxAQEhgKFFJFQVNPTl9TVEFMRV9WRVJTSU9OEBESFwoTUkVBU09OX1VOS05PV05fR0FNRRASEhQKEFJFQVNPTl9CQURfVE9LRU4QExIYChRSRUFTT05fTUlTU0lOR19UT0tFThAUEhwKGFJFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAVEiMKH1JFQVNPTl9URVNUSU5HX0ZFQVRVUkVfRElTQUJMRUQQFhIcChhSRUFTT05fUkVRVUVTVF9UT09fTEFSR0UQFxIbChdSRUFTT05fSU5WQUxJRF9BUkdVTUVOVBAYEhYKElJFQVNPTl9VTkFWQUlMQUJMRRAZEhsKF1JFQVNPTl9BUElfS0VZX1JFUVVJUkVEEBoSGQoVUkVBU09OX01BTEZPUk1FRF9NT1ZFEBsSHAoYUkVBU09OX1JFUVVFU1RfSURfUkVVU0VEEBwSIQodUkVBU09OX1VOU1VQUE9SVEVEX01FRElBX1RZUEUQHRIXChNSRUFTT05fUkFURV9MSU1JVEVEEB4SFAoQUkVBU09OX1RJTUVEX09VVBAfEhkKFVJFQVNPTl9UT09fTUFOWV9HQU1FUxAgEh0KGVJFQVNPTl9UT09fTUFOWV9CT1RfR0FNRVMQIRIgChxSRUFTT05fVE9PX01BTllfRVhQRVJUX1NFQVRTECISFQoRUkVBU09OX1NUT1JFX0ZVTEwQI2IGcHJvdG8z");
 
 /**
  * Why a request was refused.
@@ -164,7 +164,9 @@ export enum Reason {
 
   /**
    * The move's `expected_version` is not the game's current version: someone moved first.
-   * ErrorInfo metadata `current_version` holds the game's version. Re-read the game and retry.
+   * ErrorInfo metadata `current_version` holds the game's version. When the seat's clock ran out
+   * meanwhile and a timeout took the decision the move was for, `taken` says what the timeout
+   * did for the seat, as with `REASON_TIMED_OUT`. Re-read the game and retry.
    * gRPC `ABORTED`, HTTP 409.
    *
    * @generated from enum value: REASON_STALE_VERSION = 17;
@@ -274,10 +276,11 @@ export enum Reason {
   UNSUPPORTED_MEDIA_TYPE = 29,
 
   /**
-   * The client created games faster than the server allows (a token bucket per client: its API
-   * key when it sends one, else its network address, shared by every replica). Nothing was
-   * created. `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP
-   * header `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+   * The client created games faster than the server allows (a token bucket per client, shared
+   * by every replica: its API key when the server checks keys, else its network address, an IPv6
+   * address by its network). Nothing was created. `ErrorInfo.metadata["retry_after_seconds"]`
+   * says when to try again, as the HTTP header `Retry-After` and the gRPC detail
+   * `google.rpc.RetryInfo` do.
    * gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
    *
    * @generated from enum value: REASON_RATE_LIMITED = 30;
@@ -294,6 +297,46 @@ export enum Reason {
    * @generated from enum value: REASON_TIMED_OUT = 31;
    */
   TIMED_OUT = 31,
+
+  /**
+   * The client holds as many unfinished games as the server allows one client (PLAY.md,
+   * "Limits": a client is its verified API key, else its address, an IPv6 address by its
+   * network): nothing was created. Finish or resign one of them (or let one expire) and retry.
+   * `ErrorInfo.metadata["limit"]` holds the limit. gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+   *
+   * @generated from enum value: REASON_TOO_MANY_GAMES = 32;
+   */
+  TOO_MANY_GAMES = 32,
+
+  /**
+   * The game asks for bot seats and the client holds as many unfinished games with bot seats
+   * as the server allows one client: nothing was created. Finish or resign one of them and
+   * retry, or create a game without bots. `ErrorInfo.metadata["limit"]` holds the limit.
+   * gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
+   *
+   * @generated from enum value: REASON_TOO_MANY_BOT_GAMES = 33;
+   */
+  TOO_MANY_BOT_GAMES = 33,
+
+  /**
+   * The game asks for more `BOT_LEVEL_EXPERT` seats than the server allows in one game: nothing
+   * was created. `ErrorInfo.metadata["limit"]` holds the limit. Ask for fewer (a `greedy` seat
+   * costs next to nothing). gRPC `INVALID_ARGUMENT`, HTTP 400.
+   *
+   * @generated from enum value: REASON_TOO_MANY_EXPERT_SEATS = 34;
+   */
+  TOO_MANY_EXPERT_SEATS = 34,
+
+  /**
+   * The game store is nearly full (its memory near its limit): the server creates no game until
+   * games end or expire, while every game in progress plays on. Nothing was created.
+   * `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP header
+   * `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
+   * gRPC `RESOURCE_EXHAUSTED`, HTTP 503.
+   *
+   * @generated from enum value: REASON_STORE_FULL = 35;
+   */
+  STORE_FULL = 35,
 }
 
 /**
