@@ -19,6 +19,11 @@ A worker of several (``--workers``: :mod:`hanafuda_referee.workers` runs :func:`
 binds both ports with ``SO_REUSEPORT``, so that the kernel spreads the connections over the
 workers; a process serving alone refuses a port another process holds.
 
+Bot seats' turns: a process serving alone runs ``--bot-workers`` embedded bot workers
+(:mod:`.botworkers.embedded`: it takes its store's bot turns and sends the searches to that many
+processes at a lower CPU priority); a worker of several runs none (the supervisor started the
+group's). Every process samples the bot queue's gauges.
+
 Traces (:mod:`.observability.tracing`) are sent when an OTLP endpoint is configured: the requests'
 spans, and the Redis calls' as their children.
 """

@@ -143,8 +143,8 @@ async def test_a_bots_reply_to_a_timeout_goes_to_the_queue() -> None:
     assert created.view.turn == 0 and not created.view.HasField("bot_thinking_seat")
     clock.now += 1.5
     view = (await games.get(service_pb2.GetGameRequest(game=created.game), SPECTATOR)).message()
-    # The timeout took seat 0's decision; if that handed the turn to the bot, it waits queued.
+    # The timeout took seat 0's decision, which handed the turn to the bot: queued, not decided.
     assert view.view.version == 2
-    if view.view.HasField("bot_thinking_seat"):
-        (turn,) = await store.take_bot_turns("test", 5, 0, 5_000)
-        assert (turn.game_id, turn.version) == (created.game, 1)
+    assert view.view.bot_thinking_seat == 1
+    (turn,) = await store.take_bot_turns("test", 5, 0, 5_000)
+    assert (turn.game_id, turn.version) == (created.game, 1)
