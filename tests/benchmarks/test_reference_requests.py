@@ -72,7 +72,13 @@ def test_the_console_script_serves_none_of_them(tmp_path: Path) -> None:
 def test_the_benchmark_server_answers_them_and_the_write_sets_one_key_with_a_ttl(
     tmp_path: Path, shared_prefix: str
 ) -> None:
-    env = {"REDIS_URL": REDIS_URL, "HANAFUDA_KEY_PREFIX": shared_prefix}
+    # No embedded bot workers: their consumer creates the bot queue's streams when it first
+    # waits for a turn, and this test counts every key written under its prefix.
+    env = {
+        "REDIS_URL": REDIS_URL,
+        "HANAFUDA_KEY_PREFIX": shared_prefix,
+        "HANAFUDA_BOT_WORKERS": "0",
+    }
     raw = redis.Redis.from_url(REDIS_URL)
     probe_key = (shared_prefix + "probe").encode()
     try:
