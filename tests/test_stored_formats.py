@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 import pytest
+from hanafuda.v1 import play_pb2, rules_pb2
 
 from hanafuda_referee.dealing import shuffled_deal
 from hanafuda_referee.hachihachi import codec as hachi_codec
@@ -24,6 +25,8 @@ from hanafuda_referee.hosting import hachihachi as hachi_adapter
 from hanafuda_referee.hosting import koikoi as koikoi_adapter
 from hanafuda_referee.hosting.adapter import GameInfo
 from hanafuda_referee.hosting.koikoi import KOI_KOI
+from hanafuda_referee.hosting.tokens import GameMeta
+from hanafuda_referee.hosting.turns import ClockSettings, Seats
 from hanafuda_referee.koikoi import codec as koikoi_codec
 from hanafuda_referee.koikoi import events as koikoi_events
 from hanafuda_referee.koikoi import game as koikoi
@@ -295,3 +298,45 @@ def test_a_commit_logged_with_bot_moves_in_it_still_replays() -> None:
     replayed = _state_after(adapter, start, header)
     assert adapter.encode_state(replayed) == adapter.encode_state(expected)
     assert header.encode() == stored
+
+
+def _meta_with_clock(mark: int, clock: ClockSettings) -> bytes:
+    """A game's meta as written with the clock settings after ``mark`` (1: the format from
+    before the clocks were bounded)."""
+    w = Writer()
+    for value in (
+        1,
+        rules_pb2.GAME_KIND_KOI_KOI,
+        1_700_000_000_000,
+        2,
+    ):  # meta format, kind, created, players
+        w.uint(value)
+    for name in ("ann", "bob"):
+        w.text(name)
+        w.small_ints([7] * 32)
+    w.small_ints((0, play_pb2.BOT_LEVEL_EXPERT))
+    w.uint(mark)
+    clock.write(w)
+    return w.getvalue()
+
+
+def test_clock_settings_stored_before_the_bounds_play_under_the_nearest_bounded_ones() -> None:
+    """PLAY.md's bounded clocks: a game stored when ``max_auto_decisions`` 0 meant "never" and
+    an expert could take timeouts still loads, and its abandoned seat still ends the game."""
+    never = ClockSettings(1_000, 0, False, 0, play_pb2.BOT_LEVEL_EXPERT)
+    many = ClockSettings(1_000, 0, False, 100, play_pb2.BOT_LEVEL_RANDOM)
+    old_never = GameMeta.decode(_meta_with_clock(1, never)).seats.clock
+    old_many = GameMeta.decode(_meta_with_clock(1, many)).seats.clock
+    assert old_never is not None and old_many is not None
+    assert (old_never.max_auto, old_never.timeout_bot) == (10, play_pb2.BOT_LEVEL_GREEDY)
+    assert (old_many.max_auto, old_many.timeout_bot) == (10, play_pb2.BOT_LEVEL_RANDOM)
+
+
+def test_a_bounded_zero_is_never_read_as_the_old_never() -> None:
+    """Settings written now carry a mark of their own: 0 stays "resign at the first timeout"."""
+    first = ClockSettings(1_000, 0, False, 0, play_pb2.BOT_LEVEL_RANDOM)
+    meta = GameMeta(
+        rules_pb2.GAME_KIND_KOI_KOI, ("ann", "bob"), (b"\x07" * 32,) * 2, 1, Seats((), first)
+    )
+    assert GameMeta.decode(meta.encode()).seats.clock == first
+    assert GameMeta.decode(_meta_with_clock(2, first)).seats.clock == first

@@ -37,6 +37,7 @@ class Config:
     game_ttl: float = 24 * 3600.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     sweep_interval: float = 0.5
+    sweep_budget: float = 0.1
     answer_ttl: float = 600.0
     max_games: int = 10_000
     max_request_bytes: int = 1024 * 1024
@@ -93,6 +94,8 @@ class Config:
             < 0
         ):
             raise ValueError("watcher limits must not be negative")
+        if not self.sweep_budget > 0:
+            raise ValueError(f"sweep budget must be positive, not {self.sweep_budget}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ValueError("TLS needs both a certificate and a key (tls cert, tls key)")
         if self.tls_client_ca and not self.tls_cert:
@@ -258,6 +261,7 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "game_ttl": ("HANAFUDA_GAME_TTL", float),
     "finished_game_ttl": ("HANAFUDA_FINISHED_GAME_TTL", float),
     "sweep_interval": ("HANAFUDA_SWEEP_INTERVAL", float),
+    "sweep_budget": ("HANAFUDA_SWEEP_BUDGET", float),
     "create_rate": ("HANAFUDA_CREATE_RATE", float),
     "tls_cert": ("HANAFUDA_TLS_CERT", str),
     "tls_key": ("HANAFUDA_TLS_KEY", str),
@@ -362,6 +366,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--sweep-interval",
         "seconds between two sweeps of the turn clocks' deadlines (0: no sweeper)",
+        type=float,
+    )
+    add(
+        "--sweep-budget",
+        "seconds one sweep may spend applying timeouts; the rest waits for the next sweep",
         type=float,
     )
     add("--answer-ttl", "seconds a move's answer is kept for retries", type=float)

@@ -38,6 +38,7 @@ import importlib.util
 import os
 import signal
 import socket
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -260,14 +261,26 @@ async def _sample_active_games(referee: Referee) -> None:
         await asyncio.sleep(_GAUGE_PERIOD)
 
 
-async def _sweep_deadlines(referee: Referee, period: float) -> None:
+#: Games one call of the sweep reads from the index of deadlines.
+_SWEEP_BATCH = 100
+
+
+async def _sweep_deadlines(referee: Referee, period: float, budget: float) -> None:
     """Apply the turn clocks' timeouts nobody asked about, every ``period`` seconds (see
     :meth:`~hanafuda_referee.hosting.games.HostedGames.sweep`; PLAY.md: a timeout happens
-    within about a second of its deadline when nobody calls)."""
+    within about a second of its deadline when nobody calls). Each tick works oldest deadline
+    first for at most ``budget`` seconds and leaves the rest to the next tick, so that however
+    many games are abandoned, the event loop keeps serving requests between ticks; the gauge
+    ``hanafuda_deadline_sweep_lag_seconds`` says how far behind that leaves the sweeper."""
     while True:
         try:
-            while await referee.games.sweep() >= 100:
-                pass  # more were due than one sweep takes: go on at once
+            until = time.monotonic() + budget
+            while (
+                await referee.games.sweep(_SWEEP_BATCH, until) >= _SWEEP_BATCH
+                and time.monotonic() < until
+            ):
+                pass  # more were due than one call takes, and time is left: go on at once
+            metrics.DEADLINE_SWEEP_LAG.set(await referee.games.sweep_lag())
         except Exception:  # the next sweep retries; requests apply timeouts themselves too
             logger.warning("deadline sweep failed", exc_info=True)
         await asyncio.sleep(period)
@@ -443,7 +456,7 @@ async def serve(
     gauge = asyncio.create_task(_sample_active_games(referee), name="active-games")
     readiness = asyncio.create_task(_follow_readiness(referee, grpc_server), name="readiness")
     sweeper = asyncio.create_task(
-        _sweep_deadlines(referee, config.sweep_interval)
+        _sweep_deadlines(referee, config.sweep_interval, config.sweep_budget)
         if config.sweep_interval > 0
         else asyncio.Event().wait(),
         name="deadlines",

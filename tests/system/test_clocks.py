@@ -144,7 +144,7 @@ async def test_a_read_applies_the_timeouts_due(tmp_path: Path) -> None:
     """With no sweeper either, a plain read of the game applies what is due."""
     with own_referee(tmp_path, flags=["--sweep-interval", "0"]) as referee:
         async with open_client("grpc", referee) as client:
-            clock = play_pb2.ClockOptions(move_seconds=1, max_auto_decisions=0)
+            clock = play_pb2.ClockOptions(move_seconds=1, max_auto_decisions=10)
             created = await client.create(_koikoi(clock))
             await asyncio.sleep(2.3)
             view = await client.view(created.game)
@@ -162,7 +162,7 @@ async def test_two_replicas_and_a_reader_apply_each_timeout_once(
     """Both replicas sweep, and a reader hammers both with reads that apply timeouts too:
     every timeout is applied exactly once (one event per deadline, one second apart)."""
     async with connect(*referee_pair) as clients:
-        clock = play_pb2.ClockOptions(move_seconds=1, max_auto_decisions=0)
+        clock = play_pb2.ClockOptions(move_seconds=1, max_auto_decisions=10)
         request = _koikoi(clock)
         request.koi_koi.rounds = 1
         created = await clients[0].create(request)
@@ -191,12 +191,34 @@ async def test_clock_options_are_checked(clock_referee: RefereeProcess) -> None:
             (play_pb2.ClockOptions(move_seconds=0), "move_seconds"),
             (play_pb2.ClockOptions(move_seconds=3601), "move_seconds"),
             (play_pb2.ClockOptions(move_seconds=5, reserve_seconds=86_401), "reserve_seconds"),
-            (play_pb2.ClockOptions(move_seconds=5, max_auto_decisions=101), "max_auto_decisions"),
+            (play_pb2.ClockOptions(move_seconds=5, max_auto_decisions=11), "max_auto_decisions"),
+            (
+                play_pb2.ClockOptions(move_seconds=5, timeout_bot=play_pb2.BOT_LEVEL_EXPERT),
+                "timeout_bot",
+            ),
             (play_pb2.ClockOptions(reserve_seconds=5), "move_seconds"),
         ):
             refused = await refusal_of(client.create(_koikoi(clock)))
             assert refused.reason == "BAD_OPTION_VALUE", clock
             assert refused.metadata["option"] == option
+
+
+async def test_with_no_automatic_decision_allowed_the_first_timeout_resigns(
+    clock_referee: RefereeProcess,
+) -> None:
+    """``max_auto_decisions`` 0 is not "never" (PLAY.md): the seat resigns at its first
+    timeout, and the game is over."""
+    async with open_client("grpc", clock_referee) as client:
+        clock = play_pb2.ClockOptions(move_seconds=1, max_auto_decisions=0)
+        created = await client.create(_koikoi(clock))
+        seat = created.view.turn
+        await asyncio.sleep(1.6)
+        view = await client.view(created.game)
+        assert view.status == game_pb2.GAME_STATUS_OVER
+        assert view.game_result.resigned == seat
+        log = await client.log(created.game)
+        assert not [e for e in log.events if e.HasField("decision_timed_out")]
+        assert [e.resigned.timed_out for e in log.events if e.HasField("resigned")] == [True]
 
 
 async def test_a_game_without_clocks_has_none_in_its_view(clock_referee: RefereeProcess) -> None:

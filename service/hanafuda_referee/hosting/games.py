@@ -1323,16 +1323,23 @@ class HostedGames:
         due = await self._apply_timeouts(game, self._now_ms())
         return game if due is None else due[0]
 
-    async def sweep(self, limit: int = 100) -> int:
+    async def sweep(self, limit: int = 100, until: float | None = None) -> int:
         """Apply the timeouts due now of up to ``limit`` games of the store's index of
-        deadlines, and settle their entries: how many games were looked at. Every replica runs
-        this about once a second (``serving``), so that a timeout happens, and its watchers
-        see it, when nobody calls; replicas race through the compare-and-set, so each timeout
-        is applied once."""
+        deadlines, oldest deadline first, and settle their entries: how many games were looked
+        at. Every replica runs this about once a second (``serving``), so that a timeout
+        happens, and its watchers see it, when nobody calls; replicas race through the
+        compare-and-set, so each timeout is applied once.
+
+        ``until`` (a :func:`time.monotonic` instant) bounds the work: past it the sweep stops
+        after the game in hand and leaves the rest, still due, to the next one."""
         now = self._now_ms()
         with store_failures():
             due = await self._store.due_deadlines(now, limit)
+        looked = 0
         for game_id, seen in due:
+            if until is not None and looked and time.monotonic() >= until:
+                break
+            looked += 1
             try:
                 game = await self._current(await self._load(game_id))
             except ApiError as error:
@@ -1346,7 +1353,16 @@ class HostedGames:
                 deadline = await self._check_bot_turn(game, now)
             with store_failures():
                 await self._store.settle_deadline(game_id, seen, deadline)
-        return len(due)
+        return looked
+
+    async def sweep_lag(self) -> float:
+        """How far the sweeper is behind, in seconds: now less the oldest deadline of the
+        index that is due (0.0 when none is). Right after a sweep that finished its work it is
+        about 0; it grows while more is due than the sweeps' budget lets them apply."""
+        now = self._now_ms()
+        with store_failures():
+            due = await self._store.due_deadlines(now, 1)
+        return max(0, now - due[0][1]) / 1000 if due else 0.0
 
     async def _check_bot_turn(self, game: _Game, now: int) -> int:
         """The sweeper's look at a game whose bot is to act: push its turn again when the bot

@@ -20,6 +20,9 @@ from hanafuda_referee.varint import Reader, Writer
 __all__ = ["GameMeta", "hash_token", "new_game_id", "new_token", "seat_of_token"]
 
 _META_FORMAT = 1
+#: What precedes the clock settings in the meta: none; settings written before the clocks were
+#: bounded (``max_auto_decisions`` 0 meant "never", an expert could take timeouts); bounded ones.
+_NO_CLOCK, _CLOCK, _BOUNDED_CLOCK = 0, 1, 2
 #: Bytes of randomness in a game id (128 bits: unguessable, so ids need no secrecy of their own).
 _GAME_ID_BYTES = 16
 #: Bytes of randomness in a player token (256 bits).
@@ -81,7 +84,7 @@ class GameMeta:
         if not self.seats.plain:
             w.small_ints(self.seats.bots)
             clock = self.seats.clock
-            w.uint(clock is not None)
+            w.uint(_NO_CLOCK if clock is None else _BOUNDED_CLOCK)
             if clock is not None:
                 clock.write(w)
         return w.getvalue()
@@ -101,6 +104,8 @@ class GameMeta:
         seats = Seats()
         if r.position < len(data):
             bots = r.small_ints()
-            seats = Seats(bots, ClockSettings.read(r) if r.uint() else None)
+            mark = r.uint()
+            clock = None if mark == _NO_CLOCK else ClockSettings.read(r, bounded=mark != _CLOCK)
+            seats = Seats(bots, clock)
         r.done()
         return cls(kind, tuple(players), tuple(hashes), created, seats)

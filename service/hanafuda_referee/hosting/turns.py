@@ -72,7 +72,7 @@ TIMED_OUT_TAG = 0x7F
 #: Option ranges (PLAY.md).
 MOVE_SECONDS = (1, 3_600)
 RESERVE_SECONDS = (0, 86_400)
-MAX_AUTO_DECISIONS = (0, 100)
+MAX_AUTO_DECISIONS = (0, 10)
 DEFAULT_MAX_AUTO = 3
 
 #: Bot levels by their ``BotLevel`` number.
@@ -81,6 +81,10 @@ LEVELS: dict[int, Level] = {
     play_pb2.BOT_LEVEL_GREEDY: Level.GREEDY,
     play_pb2.BOT_LEVEL_EXPERT: Level.EXPERT,
 }
+
+#: The levels a timeout may decide with: cheap ones, so that applying a timeout costs well under
+#: a millisecond wherever it runs (a request, the sweeper; PLAY.md, "Bounded work").
+TIMEOUT_BOTS = frozenset({play_pb2.BOT_LEVEL_RANDOM, play_pb2.BOT_LEVEL_GREEDY})
 
 
 class Cause(IntEnum):
@@ -146,8 +150,8 @@ class ClockSettings:
         if options.on_timeout not in (0, play_pb2.ON_TIMEOUT_AUTO, play_pb2.ON_TIMEOUT_RESIGN):
             raise _bad("on_timeout", f"has no value {options.on_timeout}")
         bot = options.timeout_bot or play_pb2.BOT_LEVEL_GREEDY
-        if bot not in LEVELS:
-            raise _bad("timeout_bot", f"has no value {options.timeout_bot}")
+        if bot not in TIMEOUT_BOTS:
+            raise _bad("timeout_bot", f"must be random or greedy, not {options.timeout_bot}")
         return cls(
             move * 1000,
             reserve * 1000,
@@ -172,9 +176,26 @@ class ClockSettings:
         w.uint(self.timeout_bot)
 
     @classmethod
-    def read(cls, r: Reader) -> ClockSettings:
+    def read(cls, r: Reader, *, bounded: bool = True) -> ClockSettings:
+        """The settings :meth:`write` wrote. ``bounded=False`` reads a game created before the
+        clocks were bounded (PLAY.md, "Bounded work"), whose options may now be out of range:
+        it plays on under the nearest bounded ones (docs/play.md). Its ``max_auto_decisions``
+        0 meant "never" and counts as the most automatic decisions now allowed; a larger
+        number counts as that most; an expert timeout bot decides as a greedy one.
+
+        >>> w = Writer()
+        >>> ClockSettings(1_000, 0, False, 0, play_pb2.BOT_LEVEL_EXPERT).write(w)
+        >>> old = ClockSettings.read(Reader(w.getvalue()), bounded=False)
+        >>> old.max_auto, old.timeout_bot == play_pb2.BOT_LEVEL_GREEDY
+        (10, True)
+        """
         move, reserve, resign, max_auto, bot = (r.uint() for _ in range(5))
-        return cls(move, reserve, bool(resign), max_auto, bot)
+        highest = MAX_AUTO_DECISIONS[1]
+        if not bounded and (max_auto == 0 or max_auto > highest):
+            max_auto = highest
+        if bot not in TIMEOUT_BOTS:
+            bot = play_pb2.BOT_LEVEL_GREEDY
+        return cls(move, reserve, bool(resign), min(max_auto, highest), bot)
 
     def deadlines(self, clock: ClockState, seat: int) -> tuple[int, int]:
         """The pending decision's own deadline and its timeout (with the seat's reserve)."""
@@ -341,9 +362,8 @@ class _Run:
             reserves = list(self.clock.reserves)
             reserves[seat] = 0
             automatic = list(self.clock.automatic)
-            resign = settings.resign or (
-                settings.max_auto > 0 and automatic[seat] >= settings.max_auto
-            )
+            # No "never": an abandoned seat always ends its game (0: at its first timeout).
+            resign = settings.resign or automatic[seat] >= settings.max_auto
             if resign:
                 # The engine's resignation event says the clock made it.
                 step = Step(seat, RESIGN, Cause.TIMEOUT_RESIGN, deadline)

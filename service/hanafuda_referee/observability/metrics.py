@@ -49,6 +49,7 @@ __all__ = [
     "BOT_DECISION_SECONDS",
     "BOT_QUEUE_DEPTH",
     "BOT_QUEUE_OLDEST",
+    "DEADLINE_SWEEP_LAG",
     "HTTP_OVERSIZED_HEADS",
     "HTTP_REQUEST_TIMEOUTS",
     "LATENCY_BUCKETS",
@@ -271,6 +272,13 @@ BOT_QUEUE_OLDEST = Gauge(
     "hanafuda_bot_queue_oldest_seconds",
     "Age of the oldest bot turn queued or being decided, 0 when the queue is empty (sampled).",
     multiprocess_mode="livemostrecent",
+)
+DEADLINE_SWEEP_LAG = Gauge(
+    "hanafuda_deadline_sweep_lag_seconds",
+    "How far the turn clocks' sweeper is behind: now less the oldest deadline due and not yet "
+    "applied, 0 when none is (sampled after each sweep).",
+    # Every replica's sweeper reads the same index: the worst of the live ones.
+    multiprocess_mode="livemax",
 )
 BOT_DECISIONS = Counter(
     "hanafuda_bot_decisions",

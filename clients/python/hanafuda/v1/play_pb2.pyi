@@ -93,10 +93,13 @@ class ClockOptions(_message.Message):
     """What a timeout does (default `ON_TIMEOUT_AUTO`)."""
     max_auto_decisions: _builtins.int
     """After this many automatic decisions in a row for one seat, with no move of its own between
-    them, the seat's next timeout resigns it; 0 to 100 (default 3), 0: never.
+    them, the seat's next timeout resigns it; 0 to 10 (default 3), 0: the first timeout resigns.
+    There is no "never": an abandoned seat always ends its game.
     """
     timeout_bot: Global___BotLevel.ValueType
-    """The bot that takes automatic decisions (default `BOT_LEVEL_GREEDY`)."""
+    """The bot that takes automatic decisions: `BOT_LEVEL_RANDOM` or `BOT_LEVEL_GREEDY` (the
+    default); an expert is refused, so that a timeout always costs next to nothing.
+    """
     def __init__(
         self,
         *,

@@ -46,14 +46,16 @@ export type ClockOptions = Message<"hanafuda.v1.ClockOptions"> & {
 
   /**
    * After this many automatic decisions in a row for one seat, with no move of its own between
-   * them, the seat's next timeout resigns it; 0 to 100 (default 3), 0: never.
+   * them, the seat's next timeout resigns it; 0 to 10 (default 3), 0: the first timeout resigns.
+   * There is no "never": an abandoned seat always ends its game.
    *
    * @generated from field: optional uint32 max_auto_decisions = 4;
    */
   maxAutoDecisions?: number | undefined;
 
   /**
-   * The bot that takes automatic decisions (default `BOT_LEVEL_GREEDY`).
+   * The bot that takes automatic decisions: `BOT_LEVEL_RANDOM` or `BOT_LEVEL_GREEDY` (the
+   * default); an expert is refused, so that a timeout always costs next to nothing.
    *
    * @generated from field: hanafuda.v1.BotLevel timeout_bot = 5;
    */
