@@ -67,9 +67,10 @@ def show_a_refusal(stub: service_pb2_grpc.RefereeServiceStub, game: str, tokens:
     else:
         seat, move = (mover + 1) % len(tokens), views[mover].legal_moves[0]
     try:
-        stub.SubmitMove(
-            service_pb2.SubmitMoveRequest(game=game, move=move), metadata=bearer(tokens[seat])
+        request = service_pb2.SubmitMoveRequest(
+            game=game, move=move, expected_version=views[seat].version
         )
+        stub.SubmitMove(request, metadata=bearer(tokens[seat]))
     except grpc.RpcError as error:
         print(f"seat {seat} refused: {error.code().name} {reason_of(error)}")
 

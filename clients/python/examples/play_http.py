@@ -32,7 +32,8 @@ def main(base: str, game: str, tokens: list[str]) -> None:
             return
         seat = next(i for i, v in enumerate(views) if v["legalMoves"])
         move = views[seat]["legalMoves"][0]
-        answer = call(base, "POST", f"/v1/games/{game}/moves", tokens[seat], {"move": move})
+        sent = {"move": move, "expectedVersion": views[seat]["version"]}
+        answer = call(base, "POST", f"/v1/games/{game}/moves", tokens[seat], sent)
         print(f"seat {seat}: {move['kind']} {move.get('card', '')} -> version {answer['version']}")
 
 

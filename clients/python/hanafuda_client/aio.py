@@ -12,7 +12,7 @@ import grpc
 from hanafuda.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 
 from .errors import RefereeError, error_of
-from .messages import Metadata, WatchCursor, call_metadata, creation, submission
+from .messages import Metadata, WatchCursor, call_metadata, creation, submission, waited
 from .retries import RetryPolicy
 
 __all__ = ["AsyncRefereeClient"]
@@ -86,12 +86,15 @@ class AsyncRefereeClient:
             lambda: self.stub.CreateGame(sent, metadata=metadata, timeout=self.timeout)
         )
 
-    async def get_game(self, game: str, token: str | None = None) -> game_pb2.GameView:
+    async def get_game(
+        self, game: str, token: str | None = None, *, wait_seconds: int = 0
+    ) -> game_pb2.GameView:
         """``GetGame``, as :meth:`RefereeClient.get_game`."""
-        request = service_pb2.GetGameRequest(game=game)
+        request = service_pb2.GetGameRequest(game=game, wait_seconds=wait_seconds)
         metadata = call_metadata(token)
+        timeout = waited(self.timeout, wait_seconds)
         answer = await self._call(
-            lambda: self.stub.GetGame(request, metadata=metadata, timeout=self.timeout)
+            lambda: self.stub.GetGame(request, metadata=metadata, timeout=timeout)
         )
         return answer.view
 
@@ -103,12 +106,15 @@ class AsyncRefereeClient:
         *,
         expected_version: int | None = None,
         request_id: str | None = None,
+        wait_seconds: int = 0,
     ) -> service_pb2.SubmitMoveResponse:
         """``SubmitMove``, as :meth:`RefereeClient.submit_move`."""
         request = submission(game, move, expected_version=expected_version, request_id=request_id)
+        request.wait_seconds = wait_seconds
         metadata = call_metadata(token)
+        timeout = waited(self.timeout, wait_seconds)
         return await self._call(
-            lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=self.timeout)
+            lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=timeout)
         )
 
     async def resign(

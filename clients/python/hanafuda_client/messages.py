@@ -13,6 +13,7 @@ __all__ = [
     "creation",
     "new_request_id",
     "submission",
+    "waited",
 ]
 
 #: gRPC call metadata.
@@ -62,6 +63,16 @@ def submission(
     if expected_version is not None:
         request.expected_version = expected_version
     return request
+
+
+def waited(timeout: float | None, wait_seconds: int) -> float | None:
+    """A call's deadline when it may wait ``wait_seconds`` for the caller's turn: the client's
+    own timeout on top of the wait (None: no deadline).
+
+    >>> waited(10.0, 30), waited(None, 30), waited(10.0, 0)
+    (40.0, None, 10.0)
+    """
+    return None if timeout is None else timeout + wait_seconds
 
 
 class WatchCursor:

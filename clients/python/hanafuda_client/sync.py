@@ -11,7 +11,7 @@ import grpc
 from hanafuda.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
 
 from .errors import RefereeError, error_of
-from .messages import Metadata, WatchCursor, call_metadata, creation, submission
+from .messages import Metadata, WatchCursor, call_metadata, creation, submission, waited
 from .retries import RetryPolicy
 
 __all__ = ["RefereeClient"]
@@ -99,13 +99,16 @@ class RefereeClient:
             lambda: self.stub.CreateGame(sent, metadata=metadata, timeout=self.timeout)
         )
 
-    def get_game(self, game: str, token: str | None = None) -> game_pb2.GameView:
-        """``GetGame``: the game as ``token``'s seat sees it (a spectator's view without one)."""
-        request = service_pb2.GetGameRequest(game=game)
+    def get_game(
+        self, game: str, token: str | None = None, *, wait_seconds: int = 0
+    ) -> game_pb2.GameView:
+        """``GetGame``: the game as ``token``'s seat sees it (a spectator's view without one).
+        ``wait_seconds`` (0 to 30) waits first until the seat is to act or the game is over (a
+        spectator: until the game moves on); the call's timeout is extended by the wait."""
+        request = service_pb2.GetGameRequest(game=game, wait_seconds=wait_seconds)
         metadata = call_metadata(token)
-        answer = self._call(
-            lambda: self.stub.GetGame(request, metadata=metadata, timeout=self.timeout)
-        )
+        timeout = waited(self.timeout, wait_seconds)
+        answer = self._call(lambda: self.stub.GetGame(request, metadata=metadata, timeout=timeout))
         return answer.view
 
     def submit_move(
@@ -116,14 +119,18 @@ class RefereeClient:
         *,
         expected_version: int | None = None,
         request_id: str | None = None,
+        wait_seconds: int = 0,
     ) -> service_pb2.SubmitMoveResponse:
         """``SubmitMove`` of ``move`` as ``token``'s seat, with ``request_id`` (a new one unless
-        given); ``expected_version`` refuses it (``STALE_VERSION``) unless the game is there."""
+        given); ``expected_version`` refuses it (``STALE_VERSION``) unless the game is there:
+        always send the version you saw. ``wait_seconds`` (0 to 30) waits, once the move is
+        committed, until the seat is to act again or the game is over; the answer's events then
+        run on through the opponents' (and bots') moves, and its view is the latest."""
         request = submission(game, move, expected_version=expected_version, request_id=request_id)
+        request.wait_seconds = wait_seconds
         metadata = call_metadata(token)
-        return self._call(
-            lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=self.timeout)
-        )
+        timeout = waited(self.timeout, wait_seconds)
+        return self._call(lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=timeout))
 
     def resign(
         self, game: str, token: str, *, request_id: str | None = None

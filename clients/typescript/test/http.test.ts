@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Card, Code, GameKind, MoveKind, Reason, RefereeClient, RefereeError } from "../src/index.js";
+import { BotLevel, Card, Code, GameKind, GameStatus, MoveKind, Reason, RefereeClient, RefereeError } from "../src/index.js";
 import { playToEnd, seeded } from "./play.js";
 import { Referee } from "./referee.js";
 
@@ -139,4 +139,34 @@ test("a cancelled call rejects with the signal's reason", async () => {
   const controller = new AbortController();
   controller.abort(new Error("changed my mind"));
   await assert.rejects(client.listPresets({}, { signal: controller.signal }), /changed my mind/);
+});
+
+test("waitSeconds: a read and a move answer once the bot has replied and the seat is to act", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const created = await client.createGame({
+    kind: GameKind.KOI_KOI,
+    players: ["ann", "bot"],
+    bots: [BotLevel.UNSPECIFIED, BotLevel.GREEDY],
+    overrides: { case: "koiKoi", value: { rounds: 1 } },
+  });
+  const ann = client.withToken(created.playerTokens[0]!);
+  let view = (await ann.getGame({ game: created.game, waitSeconds: 30 })).view!;
+  assert.equal(view.turn, 0, "whoever led, the wait ends at ann's turn");
+  assert.equal(view.botThinkingSeat, undefined);
+  let replies = 0;
+  for (let i = 0; i < 12 && view.status === GameStatus.IN_PROGRESS; i++) {
+    const answer = await ann.submitMove({
+      game: created.game,
+      move: view.legalMoves[0]!,
+      expectedVersion: view.version,
+      waitSeconds: 30,
+    });
+    view = answer.view!;
+    assert.equal(answer.version, view.version);
+    if (new Set(answer.events.map((e) => e.version)).size > 1) {
+      assert.ok(answer.events.some((e) => e.actor === 1), "the bot's reply is in the answer");
+      replies++;
+    }
+  }
+  assert.ok(replies > 0, "some move handed the turn to the bot");
 });

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import secrets
 import time
 from collections import OrderedDict
@@ -89,6 +90,7 @@ from hanafuda_referee.hosting.turns import (
     play,
     read_timed_out,
 )
+from hanafuda_referee.hosting.waiting import DEFAULT_WAITS_PER_CLIENT, WaitSlots, wait_seconds
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.observability.logs import annotate, logger
 from hanafuda_referee.store import (
@@ -590,9 +592,16 @@ class MoveReply:
     what writing the message would give without building it (the view and the events make up
     most of a move's cost). Immutable (see :class:`_Header`)."""
 
-    __slots__ = ("entry", "game", "header", "seat")
+    __slots__ = ("entry", "game", "header", "later", "seat")
 
-    def __init__(self, game: _Game, seat: int, entry: Sequence[bytes], header: _Header) -> None:
+    def __init__(
+        self,
+        game: _Game,
+        seat: int,
+        entry: Sequence[bytes],
+        header: _Header,
+        later: Sequence[service_pb2.WatchGameResponse] = (),
+    ) -> None:
         #: The game as the move left it (for a retry, as the answered move left it).
         self.game: Final = game
         self.seat: Final = seat
@@ -600,6 +609,9 @@ class MoveReply:
         self.entry: Final = entry
         #: The entry's header, decoded.
         self.header: Final = header
+        #: What the seat saw of each version committed while the move waited (``wait_seconds``):
+        #: their events follow the move's, and the last one's view is the answer's.
+        self.later: Final = later
 
     def message(self) -> service_pb2.SubmitMoveResponse:
         """The answer as a message."""
@@ -612,9 +624,13 @@ class MoveReply:
         events = _written_events(
             game, game.state, game.version, self.entry, self.seat, form, self.header
         )
-        view = game.adapter.written_view(
-            game.state, self.seat, game.info, api_version, form, game.extra(form)
-        )
+        if self.later:
+            events += [form.message(event) for item in self.later for event in item.events]
+            view, api_version = form.message(self.later[-1].view), self.later[-1].version
+        else:
+            view = game.adapter.written_view(
+                game.state, self.seat, game.info, api_version, form, game.extra(form)
+            )
         values = {"events": form.list(events), "view": view, "version": api_version}
         return form.compose(_SUBMIT_MOVE_RESPONSE, values)
 
@@ -753,12 +769,17 @@ class HostedGames:
         identity: ClientIdentity | None = None,
         client_limits: ClientLimits | None = None,
         memory_ceiling: float = 1.0,
+        waits_per_client: int = DEFAULT_WAITS_PER_CLIENT,
     ) -> None:
         self._store = store
         self._allow_testing = allow_testing
         self._cache = _Cache(cache_size)
         self._steps = _WatchSteps(_WATCH_STEPS)
         self._clock = clock
+        #: The requests waiting for their turn (``wait_seconds``), per client.
+        self.wait_slots = WaitSlots(waits_per_client)
+        #: Set when the server shuts down: every wait answers at once.
+        self._closing = asyncio.Event()
         #: Who may create games, and how many (PLAY.md, "Limits": hosting/limits.py).
         self.admission = Admission(
             store,
@@ -975,9 +996,63 @@ class HostedGames:
     async def get(self, request: service_pb2.GetGameRequest, caller: Caller) -> ViewReply:
         """``GetGame``: a fresh read, as a seat or a spectator (built by the transport, see
         :class:`ViewReply`)."""
+        seconds = wait_seconds(request.wait_seconds)
         game = await self._current(await self._load(_game_id(request.game)))
         seat = self._seat(caller, game.meta, required=False)
+        if seconds and not self._ready(game.adapter, game.state, seat, moved=False):
+            await self._wait(game, seat, seconds, caller)
+            game = await self._current(await self._load(game.game_id))
         return ViewReply(game, seat)
+
+    # -- waiting for one's turn ----------------------------------------------------------------
+
+    def end_waits(self) -> None:
+        """The server shuts down: every request waiting for its turn answers now."""
+        self._closing.set()
+
+    @staticmethod
+    def _ready(adapter: GameAdapter[Any], state: Any, seat: int | None, *, moved: bool) -> bool:
+        """Whether a wait is over: the game is over, or ``seat`` is to act, or (a spectator)
+        the game ``moved`` on."""
+        if adapter.is_over(state):
+            return True
+        return moved if seat is None else adapter.to_act(state) == seat
+
+    async def _wait(
+        self, game: _Game, seat: int | None, seconds: int, caller: Caller
+    ) -> list[service_pb2.WatchGameResponse]:
+        """Follow the game's log from ``game`` on, as ``seat`` sees it, until the wait is over
+        (:meth:`_ready`), ``seconds`` have passed or the server shuts down: what each version
+        committed meanwhile showed the seat (empty: nothing happened)."""
+        items: list[service_pb2.WatchGameResponse] = []
+        cursor = WatchCursor(
+            game, seat, game.state, game.version, game.version + 1, steps=self._steps
+        )
+
+        async def follow() -> None:
+            async for entry in self._store.watch(game.game_id, cursor.after):
+                item = cursor.advance(entry)
+                if item is not None:
+                    items.append(item)
+                if cursor.over or self._ready(game.adapter, cursor.state, seat, moved=True):
+                    return
+
+        with self.wait_slots.slot(self.identity.client_of(caller)):
+            following = asyncio.ensure_future(follow())
+            closing = asyncio.ensure_future(self._closing.wait())
+            try:
+                await asyncio.wait(
+                    (following, closing), timeout=seconds, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                for task in (following, closing):
+                    task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await following
+            if following.done() and not following.cancelled() and following.exception():
+                # A store failure while following: answer what was seen, as at the time limit.
+                logger.warning("wait for a turn ended by the store", game=game.game_id)
+        return items
 
     # -- submit --------------------------------------------------------------------------------
 
@@ -985,12 +1060,21 @@ class HostedGames:
         """``SubmitMove``: see the module docstring for the round trips. The answer is built by
         the transport, in its own form (see :class:`MoveReply`)."""
         game_id = _game_id(request.game)
+        seconds = wait_seconds(request.wait_seconds)
+        if seconds:
+            # Refused before the move, not after it: a refused request changes nothing.
+            self.wait_slots.check(self.identity.client_of(caller))
         try:
-            return await self._submit(game_id, request, caller)
+            answer = await self._submit(game_id, request, caller)
         except ApiError as error:
             if error.reason == "UNKNOWN_GAME":
                 self._cache.drop(game_id)  # it expired: forget what this process knew of it
             raise
+        after = answer.game
+        if not seconds or self._ready(after.adapter, after.state, answer.seat, moved=False):
+            return answer
+        later = await self._wait(after, answer.seat, seconds, caller)
+        return MoveReply(after, answer.seat, answer.entry, answer.header, later)
 
     async def _submit(
         self, game_id: str, request: service_pb2.SubmitMoveRequest, caller: Caller

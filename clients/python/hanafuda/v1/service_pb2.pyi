@@ -585,16 +585,25 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
+    WAIT_SECONDS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game id."""
+    wait_seconds: _builtins.int
+    """Seconds to wait, 0 to 30 (0: answer at once; above 30: `INVALID_ARGUMENT`), until the
+    caller's seat is to act or the game is over (a spectator: until the game moves on), then
+    answer the view as it is then. The answer comes at the end of the time otherwise, or at once
+    if the caller is to act already; a server shutting down answers at once. Over HTTP: the query
+    parameter `waitSeconds`.
+    """
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
+        wait_seconds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "wait_seconds", b"wait_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -635,6 +644,7 @@ class SubmitMoveRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    WAIT_SECONDS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game id."""
     seat: _builtins.int
@@ -648,6 +658,12 @@ class SubmitMoveRequest(_message.Message):
     id by the same seat returns the first answer and changes nothing. The same id with a different
     move is refused with `REQUEST_ID_REUSED`. Empty: no idempotency.
     """
+    wait_seconds: _builtins.int
+    """Seconds to wait once the move is committed, 0 to 30, as `GetGameRequest.wait_seconds`: until
+    the seat is to act again or the game is over. The answer's events then run on past the move's
+    own through every version committed meanwhile (the opponents' and bots' moves, as this seat
+    sees them), and its view and version are the latest.
+    """
     @_builtins.property
     def move(self) -> _moves_pb2.Move:
         """The move."""
@@ -660,10 +676,11 @@ class SubmitMoveRequest(_message.Message):
         seat: _builtins.int | None = ...,
         expected_version: _builtins.int | None = ...,
         request_id: _builtins.str = ...,
+        wait_seconds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "expected_version", b"expected_version", "move", b"move", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "expected_version", b"expected_version", "game", b"game", "move", b"move", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "expected_version", b"expected_version", "game", b"game", "move", b"move", "request_id", b"request_id", "seat", b"seat", "wait_seconds", b"wait_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -689,7 +706,9 @@ class SubmitMoveResponse(_message.Message):
     """The game's new version (also `view.version`)."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
-        """The events the move caused, as the seat sees them."""
+        """The events the move caused, as the seat sees them (with `wait_seconds`, then the events of
+        every version committed while the request waited).
+        """
 
     @_builtins.property
     def view(self) -> _game_pb2.GameView:
