@@ -130,6 +130,8 @@ MAX_ATTEMPTS = 8
 #: watch, a retry's answer) start: a replay costs at most this many moves, whatever the game's
 #: length, for a few hundred bytes of log every this many moves.
 SNAPSHOT_EVERY = 32
+#: Games a sweep works on at once (see :meth:`HostedGames.sweep`).
+_SWEEP_TOGETHER = 16
 #: Log entries fetched per store read when building a game log.
 _LOG_PAGE = 512
 #: Events per log page: by default, and at most (PLAY.md: a read costs what a page costs).
@@ -1364,9 +1366,10 @@ class HostedGames:
                 # Nothing due: the common case, answered without leaving the event loop.
                 return (game, applied) if changed else None
             with engine_refusals():
-                due = await asyncio.to_thread(
-                    catch_up, game.adapter, seats, game.state, game.clock, now, game.event_count
-                )
+                # On the event loop: a timeout's decision is a random or greedy bot's, well
+                # under a millisecond (PLAY.md, "Bounded work"), and a bot seat's reply to it
+                # goes to the bot queue; a thread's hand-off would cost more than the work.
+                due = catch_up(game.adapter, seats, game.state, game.clock, now, game.event_count)
             if not due.steps:
                 return (game, applied) if changed else None
             header = _Header.of_steps(now, game.event_count, due.steps, due.clock, _snapshot(game))
@@ -1420,24 +1423,32 @@ class HostedGames:
         with store_failures():
             due = await self._store.due_deadlines(now, limit)
         looked = 0
-        for game_id, seen in due:
+        # A few games at a time: a game's sweep is mostly waiting on the store, so its round
+        # trips overlap those of the others; the budget is checked between batches.
+        for start in range(0, len(due), _SWEEP_TOGETHER):
             if until is not None and looked and time.monotonic() >= until:
                 break
-            looked += 1
-            try:
-                game = await self._current(await self._load(game_id))
-            except ApiError as error:
-                if error.reason != "UNKNOWN_GAME":
-                    raise
-                with store_failures():
-                    await self._store.settle_deadline(game_id, seen, None)
-                continue
-            deadline = pending_deadline(game.adapter, game.meta.seats, game.state, game.clock)
-            if bot_to_act(game.adapter, game.meta.seats, game.state) is not None:
-                deadline = await self._check_bot_turn(game, now)
-            with store_failures():
-                await self._store.settle_deadline(game_id, seen, deadline)
+            batch = due[start : start + _SWEEP_TOGETHER]
+            await asyncio.gather(*(self._sweep_one(game_id, seen, now) for game_id, seen in batch))
+            looked += len(batch)
         return looked
+
+    async def _sweep_one(self, game_id: str, seen: int, now: int) -> None:
+        """Apply the timeouts due of one game of the index (or push its waiting bot's turn
+        again), and settle its entry."""
+        try:
+            game = await self._current(await self._load(game_id))
+        except ApiError as error:
+            if error.reason != "UNKNOWN_GAME":
+                raise
+            with store_failures():
+                await self._store.settle_deadline(game_id, seen, None)
+            return
+        deadline = pending_deadline(game.adapter, game.meta.seats, game.state, game.clock)
+        if bot_to_act(game.adapter, game.meta.seats, game.state) is not None:
+            deadline = await self._check_bot_turn(game, now)
+        with store_failures():
+            await self._store.settle_deadline(game_id, seen, deadline)
 
     async def sweep_lag(self) -> float:
         """How far the sweeper is behind, in seconds: now less the oldest deadline of the
