@@ -37,7 +37,7 @@ class Config:
     game_ttl: float = 24 * 3600.0
     finished_game_ttl: float = 7 * 24 * 3600.0
     sweep_interval: float = 0.5
-    sweep_budget: float = 0.1
+    sweep_budget: float = 0.2
     answer_ttl: float = 600.0
     max_games: int = 10_000
     max_request_bytes: int = 1024 * 1024

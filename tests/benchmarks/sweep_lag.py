@@ -2,7 +2,7 @@
 script, not a test.
 
 Starts a private Redis (or uses ``--redis-url``) and one service process (its sweeper every
-0.5 s, ``--sweep-budget`` seconds of work per tick, 0.15 as in production), creates ``--games``
+0.5 s, ``--sweep-budget`` seconds of work per tick, 0.2 as in production), creates ``--games``
 Koi-Koi games with the worst clock options the API accepts (1-second decisions, 10 automatic
 decisions in a row before a timeout resigns the seat), nobody ever moving, and samples the service's
 ``hanafuda_deadline_sweep_lag_seconds`` for ``--seconds``: its median, 95th percentile and
@@ -10,7 +10,7 @@ maximum, and how many of the games ended (each must, within 21 of its deadlines)
 repository root::
 
     .venv/bin/python -m tests.benchmarks.sweep_lag [--games 200] [--seconds 30] \\
-        [--sweep-budget 0.15]
+        [--sweep-budget 0.2]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=200, help="abandoned clock games")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long to sample")
     parser.add_argument(
-        "--sweep-budget", type=float, default=0.15, help="the service's --sweep-budget"
+        "--sweep-budget", type=float, default=0.2, help="the service's --sweep-budget"
     )
     parser.add_argument("--redis-url", help="a Redis to use instead of a private one")
     return parser.parse_args()
