@@ -21,12 +21,12 @@ from .conftest import serving_grpc
 
 V1 = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 V1ALPHA = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
-#: What every listing holds: the referee, health, and reflection under the name whose file the
-#: server can give (v1 is served, not listed: see grpc.server._enable_reflection).
+#: What every listing holds: the referee, health, and reflection under both of its names.
 LISTED = {
     SERVICE_NAME,
     "grpc.health.v1.Health",
     "grpc.reflection.v1alpha.ServerReflection",
+    "grpc.reflection.v1.ServerReflection",
 }
 
 
@@ -83,3 +83,31 @@ async def test_the_referee_service_resolves_to_its_file(
     assert f"{service_file.package}.{service.name}" == SERVICE_NAME
     expected = {m.name for m in service_pb2.DESCRIPTOR.services_by_name["RefereeService"].methods}
     assert {m.name for m in service.method} == expected
+
+
+@pytest.mark.parametrize("method", [V1, V1ALPHA])
+@pytest.mark.parametrize("version", ["v1", "v1alpha"])
+async def test_each_reflection_service_describes_itself(
+    channel: grpc.aio.Channel, method: str, version: str
+) -> None:
+    """Every listed service resolves (``grpcurl describe`` asks for each one): reflection's own
+    two names included, each in a file of its own package with its method."""
+    symbol = f"grpc.reflection.{version}.ServerReflection"
+    request = reflection_pb2.ServerReflectionRequest(file_containing_symbol=symbol)
+    response = await ask(channel, method, request)
+    assert response.WhichOneof("message_response") == "file_descriptor_response"
+    (proto,) = (
+        p
+        for p in map(
+            descriptor_pb2.FileDescriptorProto.FromString,
+            response.file_descriptor_response.file_descriptor_proto,
+        )
+        if p.package == f"grpc.reflection.{version}"
+    )
+    (service,) = proto.service
+    assert service.name == "ServerReflection"
+    (rpc,) = service.method
+    assert rpc.name == "ServerReflectionInfo"
+    assert rpc.input_type == f".grpc.reflection.{version}.ServerReflectionRequest"
+    message_names = {m.name for m in proto.message_type}
+    assert {"ServerReflectionRequest", "ServerReflectionResponse"} <= message_names

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool
 from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
@@ -289,6 +289,34 @@ def referee_handler(
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
+def _reflection_v1_file() -> descriptor_pb2.FileDescriptorProto:
+    """``grpc/reflection/v1/reflection.proto`` as v1alpha's file under v1's package: the same
+    messages with the same fields and numbers, which is what v1 is."""
+    alpha = descriptor_pb2.FileDescriptorProto.FromString(reflection_pb2.DESCRIPTOR.serialized_pb)
+    old, new = ".grpc.reflection.v1alpha.", ".grpc.reflection.v1."
+    alpha.name = "grpc/reflection/v1/reflection.proto"
+    alpha.package = "grpc.reflection.v1"
+    alpha.ClearField("options")
+    for message in alpha.message_type:
+        for field in message.field:
+            if field.type_name.startswith(old):
+                field.type_name = new + field.type_name.removeprefix(old)
+    for service in alpha.service:
+        for method in service.method:
+            method.input_type = new + method.input_type.removeprefix(old)
+            method.output_type = new + method.output_type.removeprefix(old)
+    return alpha
+
+
+def _register_reflection_v1() -> None:
+    """Add v1's file to the default descriptor pool (once), where reflection looks symbols up."""
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindServiceByName(REFLECTION_V1)
+    except KeyError:
+        pool.Add(_reflection_v1_file())
+
+
 def _enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> None:
     """Serve server reflection as both ``grpc.reflection.v1alpha`` and ``grpc.reflection.v1``,
     each listing ``service_names`` and the v1alpha reflection service.
@@ -297,11 +325,14 @@ def _enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) ->
     package: every message keeps its fields and their numbers, and a package never goes on the
     wire, so the library's own servicer answers v1 callers too once it is also routed at v1's
     method path. Current tools (grpcurl, Postman, buf curl) ask v1 first; older ones v1alpha.
-    No descriptor of v1's own file is at hand (the library has none), so v1 is served but not
-    listed: a tool that describes every listed service (``grpcurl describe``) would stop at a
-    service whose file it cannot get.
+    The library has no descriptor of v1's own file, so one is made from v1alpha's
+    (:func:`_reflection_v1_file`): both services are listed, and both resolve, so a tool that
+    describes every listed service (``grpcurl describe``) finds each one's file.
     """
-    servicer = reflection.aio.ReflectionServicer((*service_names, reflection.SERVICE_NAME))
+    _register_reflection_v1()
+    servicer = reflection.aio.ReflectionServicer(
+        (*service_names, reflection.SERVICE_NAME, REFLECTION_V1)
+    )
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     info = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
