@@ -90,3 +90,11 @@ def test_the_lock_holds_no_dev_tool_and_no_machine_path() -> None:
     assert "--index-url" not in text and "--find-links" not in text
     assert not re.search(r"(/tmp/|/opt/|/home/|/root/|file://)", text)
     assert "pip-compile" in text and "--output-file=deploy/requirements.lock" in text
+
+
+def test_the_package_count_the_deploy_readme_states_is_the_locks() -> None:
+    """Issue 36: a figure the docs give about the build comes from the files (the README said
+    35 packages long after the lock held 42)."""
+    text = (ROOT / "deploy/README.md").read_text()
+    stated = re.findall(r"The lock pins (\d+) packages", text)
+    assert stated == [str(len(_pins()))], (stated, len(_pins()))
