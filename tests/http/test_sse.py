@@ -4,7 +4,9 @@ what an in-process test client fakes worst)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from types import SimpleNamespace
 
 import httpx
@@ -201,3 +203,61 @@ async def test_an_error_mid_stream_is_an_error_event_that_ends_it(
         assert "secret" not in error.data[0]
         async with asyncio.timeout(TIMEOUT):
             assert [event async for event in events] == []
+
+
+def _documented_frames() -> list[str]:
+    """The frame kinds docs/api.md lists under "The event stream's frames"."""
+    text = (Path(__file__).resolve().parents[2] / "docs/api.md").read_text()
+    table = text.split("<!-- sse-frames -->", 1)[1].split("\n\n", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    return [row.split("|")[1].strip() for row in rows[1:]]
+
+
+def _kind_of(frame: list[str]) -> str:
+    """A raw frame (its lines) read as docs/api.md describes the four kinds; fails on any
+    other shape."""
+    if frame == [": keep-alive"]:
+        return "keep-alive"
+    if frame == ["event: end", "data: {}"]:
+        return "end"
+    if len(frame) == 2 and frame[0] == "event: error" and frame[1].startswith("data: "):
+        assert "error" in json.loads(frame[1].removeprefix("data: "))
+        return "error"
+    assert len(frame) == 2 and frame[0].startswith("id: ") and frame[1].startswith("data: "), frame
+    update = json.loads(frame[1].removeprefix("data: "))
+    assert update["version"] == frame[0].removeprefix("id: ")  # the id is the version
+    return "update"
+
+
+async def _raw_frames(response: httpx.Response) -> list[list[str]]:
+    frames: list[list[str]] = []
+    lines: list[str] = []
+    async with asyncio.timeout(TIMEOUT):
+        async for line in response.aiter_lines():
+            if line:
+                lines.append(line)
+            elif lines:
+                frames.append(lines)
+                lines = []
+    return frames
+
+
+async def test_every_frame_is_one_the_docs_describe_and_each_they_describe_is_sent(
+    http: httpx.AsyncClient, referee: FakeReferee
+) -> None:
+    """Issue 36: a client written from docs/api.md alone reads every frame right (the closing
+    ``data: {}`` once read as an empty update)."""
+    seen: list[str] = []
+    async with http.stream("GET", "/v1/games/g1/events") as response:
+        reading = asyncio.ensure_future(_raw_frames(response))
+        await asyncio.sleep(0.5)  # quiet: keep-alives (every 0.2 s here)
+        referee.publish(over=True)
+        seen += [_kind_of(frame) for frame in await reading]
+    async with (
+        running(create_app(FailingStream(ApiError("UNAVAILABLE", "gone")))) as url,
+        httpx.AsyncClient(base_url=url, timeout=TIMEOUT) as client,
+        client.stream("GET", "/v1/games/g1/events") as response,
+    ):
+        seen += [_kind_of(frame) for frame in await _raw_frames(response)]
+    assert seen[-1] == "error" and "end" in seen and "keep-alive" in seen
+    assert set(seen) == set(_documented_frames())
