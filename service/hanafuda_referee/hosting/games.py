@@ -1,5 +1,10 @@
 """Hosted games: create, read, move, watch and audit games kept in a :class:`GameStore`.
 
+This module holds the use cases (:class:`HostedGames`); what they work with lives beside it:
+:mod:`.stored` (the log entry's header and the stored state's layout), :mod:`.loaded` (a game
+as this process read it, and the cache of them), :mod:`.replies` (the answers, written per
+transport) and :mod:`.watch_cursor` (where a stream stands in a game's log).
+
 This layer knows versions, tokens, the store, a small cache and streaming, and nothing of any
 game's rules: a :class:`~.adapter.GameAdapter` per game kind does the rest.
 
@@ -8,8 +13,9 @@ Versions: the store counts from 0 at creation, the contract from 1; ``api = stor
 What is stored per game:
 
 * meta (:class:`~.tokens.GameMeta`): kind, player names, token hashes; fixed at creation;
-* state: ``<format><events so far>`` as varints, then the adapter's engine state bytes. The event
-  count gives the next event its ``sequence`` without reading the log;
+* state (:func:`~.stored.wrap_state`): ``<format><events so far>`` as varints, then the
+  adapter's engine state bytes. The event count gives the next event its ``sequence`` without
+  reading the log;
 * one log entry per version: a header blob (time, first sequence, the move and its seat, and for
   the creation the initial engine state) then the adapter's event blobs, the full truth. The log
   alone replays the game, which is how a watcher rebuilds the view of past versions and follows
