@@ -274,13 +274,13 @@ def test_a_commit_logged_with_bot_moves_in_it_still_replays() -> None:
     as it was stored, still reads back and replays to the state those moves lead to."""
     from hanafuda.v1 import rules_pb2, service_pb2
 
-    from hanafuda_referee.hosting.games import _Header, _state_after
     from hanafuda_referee.hosting.kinds import adapter_for
+    from hanafuda_referee.hosting.stored import LogHeader, state_after
     from hanafuda_referee.hosting.turns import Cause
     from hanafuda_referee.moves import Move, MoveKind
 
     stored = bytes.fromhex("0280d095ffbc3105030001040000000101090001000001160001000000")
-    header = _Header.decode(stored)
+    header = LogHeader.decode(stored)
     assert [(s.seat, s.move, s.cause) for s in header.steps] == [
         (0, Move(MoveKind.PLAY, 4, 0), Cause.PLAYED),
         (1, Move(MoveKind.PLAY, 9, 0), Cause.BOT),
@@ -295,7 +295,7 @@ def test_a_commit_logged_with_bot_moves_in_it_still_replays() -> None:
     expected = start
     for step in header.steps:
         expected, _ = adapter.apply(expected, step.seat, step.move)
-    replayed = _state_after(adapter, start, header)
+    replayed = state_after(adapter, start, header)
     assert adapter.encode_state(replayed) == adapter.encode_state(expected)
     assert header.encode() == stored
 

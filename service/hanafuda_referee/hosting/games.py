@@ -1,5 +1,10 @@
 """Hosted games: create, read, move, watch and audit games kept in a :class:`GameStore`.
 
+This module holds the use cases (:class:`HostedGames`); what they work with lives beside it:
+:mod:`.stored` (the log entry's header and the stored state's layout), :mod:`.loaded` (a game
+as this process read it, and the cache of them), :mod:`.replies` (the answers, written per
+transport) and :mod:`.watch_cursor` (where a stream stands in a game's log).
+
 This layer knows versions, tokens, the store, a small cache and streaming, and nothing of any
 game's rules: a :class:`~.adapter.GameAdapter` per game kind does the rest.
 
@@ -8,8 +13,9 @@ Versions: the store counts from 0 at creation, the contract from 1; ``api = stor
 What is stored per game:
 
 * meta (:class:`~.tokens.GameMeta`): kind, player names, token hashes; fixed at creation;
-* state: ``<format><events so far>`` as varints, then the adapter's engine state bytes. The event
-  count gives the next event its ``sequence`` without reading the log;
+* state (:func:`~.stored.wrap_state`): ``<format><events so far>`` as varints, then the
+  adapter's engine state bytes. The event count gives the next event its ``sequence`` without
+  reading the log;
 * one log entry per version: a header blob (time, first sequence, the move and its seat, and for
   the creation the initial engine state) then the adapter's event blobs, the full truth. The log
   alone replays the game, which is how a watcher rebuilds the view of past versions and follows
@@ -37,17 +43,16 @@ import base64
 import contextlib
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Final, TypeVar, cast
+from typing import Any, TypeVar
 
-from hanafuda.v1 import events_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import rules_pb2, service_pb2
 
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.calls.errors import ApiError, ErrorTranslation
-from hanafuda_referee.errors import Reason, RulesError
-from hanafuda_referee.hosting.adapter import GameAdapter, GameInfo
+from hanafuda_referee.errors import RulesError
+from hanafuda_referee.hosting.adapter import GameAdapter
 from hanafuda_referee.hosting.bot_turns import (
     BOT_STALL_MS,
     BotDecision,
@@ -59,12 +64,21 @@ from hanafuda_referee.hosting.convert import (
     deal_from_proto,
     engine_refusals,
     move_from_proto,
-    move_to_proto,
 )
 from hanafuda_referee.hosting.creations import creation_key, fingerprint, seal, unseal
 from hanafuda_referee.hosting.identity import ClientIdentity
 from hanafuda_referee.hosting.kinds import adapter_for
 from hanafuda_referee.hosting.limits import Admission, ClientLimits, CreationLimit
+from hanafuda_referee.hosting.loaded import GameCache, LoadedGame, snapshot
+from hanafuda_referee.hosting.replies import MoveReply, ViewReply, event_messages
+from hanafuda_referee.hosting.stored import (
+    SNAPSHOT_EVERY,
+    LogHeader,
+    next_check,
+    state_after,
+    unwrap_state,
+    wrap_state,
+)
 from hanafuda_referee.hosting.tokens import (
     GameMeta,
     hash_token,
@@ -74,7 +88,6 @@ from hanafuda_referee.hosting.tokens import (
 )
 from hanafuda_referee.hosting.turns import (
     LEVELS,
-    TIMED_OUT_TAG,
     Cause,
     ClockSettings,
     ClockState,
@@ -85,12 +98,11 @@ from hanafuda_referee.hosting.turns import (
     bot_seed,
     bot_to_act,
     catch_up,
-    clock_view,
     pending_deadline,
     play,
-    read_timed_out,
 )
 from hanafuda_referee.hosting.waiting import DEFAULT_WAITS_PER_CLIENT, WaitSlots, wait_seconds
+from hanafuda_referee.hosting.watch_cursor import WatchCursor, WatchSteps
 from hanafuda_referee.moves import Move, MoveKind
 from hanafuda_referee.observability.logs import annotate, logger
 from hanafuda_referee.store import (
@@ -105,19 +117,13 @@ from hanafuda_referee.store import (
     VersionedEvents,
 )
 from hanafuda_referee.store.validation import check_game_id
-from hanafuda_referee.varint import Reader, Writer, pack
-from hanafuda_referee.writers.forms import MESSAGE, Form, WrittenEvent
+from hanafuda_referee.varint import Reader, pack
+from hanafuda_referee.writers.forms import MESSAGE
 
 __all__ = ["HostedGames", "MoveReply", "ViewReply", "WatchCursor", "store_failures"]
 
 W = TypeVar("W")
 
-_STATE_FORMAT = 1
-#: The state with the game's clocks (PLAY.md) before the engine's.
-_STATE_FORMAT_CLOCK = 2
-_HEADER_FORMAT = 1
-#: A header listing the commit's steps and the clocks after them (see :class:`_Header`).
-_HEADER_FORMAT_STEPS = 2
 #: Longest display name, in characters.
 MAX_NAME_LENGTH = 64
 #: Most seats any game has (Hachi-Hachi with the drop phase).
@@ -126,10 +132,6 @@ MAX_PLAYERS = 6
 MAX_REQUEST_ID_LENGTH = 64
 #: Validations of one move against states newer than the cached one before giving up.
 MAX_ATTEMPTS = 8
-#: Every this many versions, a log entry carries the game's state, where replays (a resumed
-#: watch, a retry's answer) start: a replay costs at most this many moves, whatever the game's
-#: length, for a few hundred bytes of log every this many moves.
-SNAPSHOT_EVERY = 32
 #: Games a sweep works on at once (see :meth:`HostedGames.sweep`).
 _SWEEP_TOGETHER = 16
 #: Log entries fetched per store read when building a game log.
@@ -143,305 +145,12 @@ _LOG_SLICE = 64
 #: their deal by one version per participant at most).
 _DEAL_LOOKAHEAD = MAX_PLAYERS + 2
 _PAGE_TOKEN_FORMAT = 1
-#: Watch steps a process keeps for the other watchers of a game (:class:`_WatchSteps`): a
+#: Watch steps a process keeps for the other watchers of a game (:class:`WatchSteps`): a
 #: commit's watchers all read it within a round trip or so, so a thousand is ample, and
 #: a watcher that comes too late simply works its step out again.
 _WATCH_STEPS = 1024
 #: Log entries a ``STALE_VERSION`` refusal reads for a timeout that took the seat's decision.
 _STALE_LOOKBACK = 8
-
-
-# --- stored layouts --------------------------------------------------------------------------
-
-
-class _Header:
-    """The first blob of a version's log entry.
-
-    Format 1 (a game without bots or clocks): one move, or the creation. Format 2: the moves of
-    the commit as :class:`~.turns.Step` values (a seat's move, the bot moves after it, the
-    timeouts), and the clocks after them. ``seat`` and ``move`` are the seat's own move of the
-    commit, None when it has none (the creation, or timeouts applied with nobody moving).
-
-    This and the other values made on every move (:class:`_Game`, :class:`MoveReply`) are
-    plain classes with ``Final`` attributes rather than frozen dataclasses, whose generated
-    ``__init__`` sets each field through ``object.__setattr__`` (about a microsecond per
-    object)."""
-
-    __slots__ = ("clock", "initial_state", "move", "seat", "sequence", "steps", "time_ms")
-
-    def __init__(
-        self,
-        time_ms: int,
-        sequence: int,
-        seat: int | None,
-        move: Move | None,
-        initial_state: bytes = b"",
-        steps: tuple[Step, ...] | None = None,
-        clock: ClockState | None = None,
-    ) -> None:
-        self.time_ms: Final = time_ms
-        #: The ``sequence`` of the version's first event.
-        self.sequence: Final = sequence
-        #: The seat that moved; None for the creation.
-        self.seat: Final = seat
-        self.move: Final = move
-        #: The creation only: the engine state the game started from (the replay's start).
-        self.initial_state: Final = initial_state
-        #: Every move of the commit, in order (format 1: the one move, if any).
-        self.steps: Final[tuple[Step, ...]] = (
-            steps
-            if steps is not None
-            else ()
-            if move is None or seat is None
-            else (Step(seat, move, Cause.PLAYED, time_ms),)
-        )
-        #: The clocks after the commit (None: the game has none).
-        self.clock: Final = clock
-
-    @classmethod
-    def of_steps(
-        cls,
-        time_ms: int,
-        sequence: int,
-        steps: Sequence[Step],
-        clock: ClockState | None,
-        initial_state: bytes = b"",
-    ) -> _Header:
-        """The header of a commit made of ``steps``."""
-        own = next((s for s in steps if s.cause is Cause.PLAYED), None)
-        return cls(
-            time_ms,
-            sequence,
-            None if own is None else own.seat,
-            None if own is None else own.move,
-            initial_state,
-            tuple(steps),
-            clock,
-        )
-
-    def encode(self) -> bytes:
-        move = self.move
-        steps = self.steps
-        if self.clock is None and (
-            (not steps and move is None)
-            or (
-                len(steps) == 1
-                and steps[0].cause is Cause.PLAYED
-                and steps[0].time_ms == self.time_ms
-            )
-        ):
-            # As a Writer would write it (uints, then the initial state as small ints), packed
-            # in one call: every move encodes a header.
-            return (
-                pack(
-                    _HEADER_FORMAT,
-                    self.time_ms,
-                    self.sequence,
-                    0 if self.seat is None else self.seat + 1,
-                    *((0,) if move is None else (move.kind, move.card, move.target)),
-                    len(self.initial_state),
-                )
-                + self.initial_state
-            )
-        w = Writer()
-        w.uint(_HEADER_FORMAT_STEPS)
-        w.uint(self.time_ms)
-        w.uint(self.sequence)
-        w.uint(len(steps))
-        for step in steps:
-            w.uint(step.seat)
-            w.uint(step.move.kind)
-            w.uint(step.move.card)
-            w.uint(step.move.target)
-            w.uint(step.cause)
-            # Timeouts happen at their deadlines, before the commit's time.
-            w.uint(self.time_ms - step.time_ms)
-        w.small_ints(list(self.initial_state))
-        w.small_ints(list(b"" if self.clock is None else self.clock.encode()))
-        return w.getvalue()
-
-    @classmethod
-    def decode(cls, blob: bytes) -> _Header:
-        r = Reader(blob)
-        header_format = r.uint()
-        if header_format == _HEADER_FORMAT_STEPS:
-            time_ms, sequence = r.uint(), r.uint()
-            steps = []
-            for _ in range(r.uint()):
-                seat, kind, card, target, cause, before = (r.uint() for _ in range(6))
-                steps.append(
-                    Step(seat, Move(MoveKind(kind), card, target), Cause(cause), time_ms - before)
-                )
-            initial = bytes(r.small_ints())
-            clock_bytes = bytes(r.small_ints())
-            r.done()
-            clock = ClockState.decode(clock_bytes) if clock_bytes else None
-            return cls.of_steps(time_ms, sequence, steps, clock, initial)
-        if header_format != _HEADER_FORMAT:
-            raise RulesError(Reason.BAD_ENCODING, "unknown log entry format")
-        time_ms, sequence, seat = r.uint(), r.uint(), r.uint()
-        kind = r.uint()
-        move = Move(MoveKind(kind), r.uint(), r.uint()) if kind else None
-        initial = bytes(r.small_ints())
-        r.done()
-        return cls(time_ms, sequence, seat - 1 if seat else None, move, initial)
-
-
-def _state_after(adapter: GameAdapter[Any], state: Any, header: _Header) -> Any:
-    """The state after the log entry whose header is ``header``, from the state before it
-    (None before the creation's entry, which carries the initial state)."""
-    with engine_refusals():
-        if header.initial_state:
-            state = adapter.decode_state(header.initial_state)
-        for step in header.steps:
-            state = adapter.advance(state, step.seat, step.move)
-        return state
-
-
-def _snapshot(game: _Game) -> bytes:
-    """The engine state a commit's log entry carries when its version is a multiple of
-    :data:`SNAPSHOT_EVERY` (the state before the commit: a replay starts there), else none."""
-    if (game.version + 1) % SNAPSHOT_EVERY:
-        return b""
-    state: bytes = game.adapter.encode_state(game.state)
-    return state
-
-
-def _next_check(
-    adapter: GameAdapter[Any], seats: Seats, state: Any, clock: ClockState | None, now_ms: int
-) -> int | None:
-    """When the sweeper must look at a game next (its entry in the store's index of
-    deadlines): the pending decision's timeout; for a bot's turn, when the bot would have waited
-    too long (see :mod:`.bot_turns`); None: never."""
-    if bot_to_act(adapter, seats, state) is not None:
-        return now_ms + BOT_STALL_MS
-    return pending_deadline(adapter, seats, state, clock)
-
-
-def _read_uint(data: bytes, pos: int) -> tuple[int, int]:
-    """One unsigned varint of ``data`` at ``pos``: its value and the position after it."""
-    value = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise RulesError(Reason.BAD_ENCODING, "truncated game state")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def _wrap_state(event_count: int, engine_state: bytes, clock: ClockState | None = None) -> bytes:
-    if clock is None:
-        return pack(_STATE_FORMAT, event_count) + engine_state
-    clock_bytes = clock.encode()
-    return pack(_STATE_FORMAT_CLOCK, event_count, len(clock_bytes)) + clock_bytes + engine_state
-
-
-def _unwrap_state(data: bytes) -> tuple[int, ClockState | None, bytes]:
-    fmt, pos = _read_uint(data, 0)
-    if fmt not in (_STATE_FORMAT, _STATE_FORMAT_CLOCK):
-        raise RulesError(Reason.BAD_ENCODING, "unknown game state format")
-    count, pos = _read_uint(data, pos)
-    if fmt == _STATE_FORMAT:
-        return count, None, data[pos:]
-    size, pos = _read_uint(data, pos)
-    return count, ClockState.decode(data[pos : pos + size]), data[pos + size :]
-
-
-class _Game:
-    """A game as last seen by this process (immutable, see :class:`_Header`)."""
-
-    __slots__ = ("adapter", "clock", "event_count", "game_id", "info", "meta", "state", "version")
-
-    def __init__(
-        self,
-        game_id: str,
-        version: int,
-        state: Any,
-        event_count: int,
-        meta: GameMeta,
-        adapter: GameAdapter[Any],
-        info: GameInfo | None = None,
-        clock: ClockState | None = None,
-    ) -> None:
-        self.game_id: Final = game_id
-        #: The store's version (the contract's minus one).
-        self.version: Final = version
-        self.state: Final[Any] = state
-        self.event_count: Final = event_count
-        self.meta: Final = meta
-        self.adapter: Final = adapter
-        #: The game id and the players, as the adapter takes them: made when this process
-        #: first sees the game (``info`` not given) and passed on from version to version by
-        #: :meth:`at` (an answer hands it to the adapter several times).
-        self.info: Final = GameInfo(game_id, meta.players) if info is None else info
-        #: Where the turn clocks stand (None: the game has none).
-        self.clock: Final = clock
-
-    def at(
-        self, version: int, state: Any, event_count: int, clock: ClockState | None = None
-    ) -> _Game:
-        """This game at store ``version``, where it holds ``state`` after ``event_count``
-        events and ``clock`` (its id, meta, adapter and info stay)."""
-        return _Game(
-            self.game_id, version, state, event_count, self.meta, self.adapter, self.info, clock
-        )
-
-    def extra(
-        self, form: Form[W], state: Any = None, clock: ClockState | None = None
-    ) -> dict[str, object] | None:
-        """The view fields of the hosting layer, written in ``form``: the clocks and the bot
-        seats at ``state`` and ``clock`` (by default the game's own); None for a game with
-        neither."""
-        seats = self.meta.seats
-        if seats.plain:
-            return None
-        if state is None:
-            state, clock = self.state, self.clock
-        values: dict[str, object] = {}
-        if any(seats.bots):
-            values["bots"] = [seats.bot(s) for s in range(self.adapter.seat_count(state))]
-            thinking = bot_to_act(self.adapter, seats, state)
-            if thinking is not None:
-                values["bot_thinking_seat"] = thinking[0]
-        if seats.clock is not None and clock is not None:
-            values["clock"] = form.message(clock_view(self.adapter, seats, state, clock))
-        return values
-
-    @property
-    def api_version(self) -> int:
-        return self.version + 1
-
-
-class _Cache:
-    """The last game seen per game id, least recently used first out."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._games: OrderedDict[str, _Game] = OrderedDict()
-
-    def get(self, game_id: str) -> _Game | None:
-        game = self._games.get(game_id)
-        if game is not None:
-            self._games.move_to_end(game_id)
-        return game
-
-    def put(self, game: _Game) -> None:
-        if self._size <= 0:
-            return
-        known = self._games.get(game.game_id)
-        # Never go back in time: a slow reader must not replace a newer state with an older one.
-        if known is not None and known.version > game.version:
-            return
-        self._games[game.game_id] = game
-        self._games.move_to_end(game.game_id)
-        while len(self._games) > self._size:
-            self._games.popitem(last=False)
-
-    def drop(self, game_id: str) -> None:
-        self._games.pop(game_id, None)
 
 
 class _StoreFailures(ErrorTranslation):
@@ -468,7 +177,7 @@ def store_failures(game_id: str = "") -> AbstractContextManager[None]:
     return _StoreFailures(game_id)
 
 
-def _check_retry(answered: _Header, seat: int, move: Move, request_id: str | None) -> None:
+def _check_retry(answered: LogHeader, seat: int, move: Move, request_id: str | None) -> None:
     """Refuse a retry whose request id answered another move (or, in principle, another seat:
     ids are stored per seat), like an idempotency key reused with another payload: replaying
     the first answer would tell the client that the move it sent now was made."""
@@ -512,250 +221,6 @@ def _game_id(game_id: str) -> str:
     return game_id
 
 
-_EVENT = events_pb2.Event.DESCRIPTOR
-_SUBMIT_MOVE_RESPONSE = service_pb2.SubmitMoveResponse.DESCRIPTOR
-_GET_GAME_RESPONSE = service_pb2.GetGameResponse.DESCRIPTOR
-
-
-#: The last event time written in each form, by the form's id: (milliseconds, written). The
-#: moves committed in the same millisecond share it, and writing a Timestamp is not cheap.
-_LAST_TIMES: dict[int, tuple[int, Any]] = {}
-
-
-def _written_time(time_ms: int, form: Form[W]) -> W:
-    """An event time (milliseconds since the epoch) as a ``Timestamp`` written in ``form``."""
-    last = _LAST_TIMES.get(id(form))
-    if last is not None and last[0] == time_ms:
-        written: W = last[1]
-        return written
-    seconds, millis = divmod(time_ms, 1000)
-    written = form.timestamp(seconds, millis * 1_000_000)
-    _LAST_TIMES[id(form)] = (time_ms, written)
-    return written
-
-
-def _written_events(
-    game: _Game,
-    state: Any,
-    version: int,
-    blobs: Sequence[bytes],
-    seat: int | None,
-    form: Form[W],
-    header: _Header | None = None,
-) -> list[W]:
-    """A log entry's events (header first) as ``seat`` may see them, written in ``form``;
-    ``version`` is the store's. Each is composed from its written payload (see
-    :meth:`.adapter.GameAdapter.written_event`). ``header``: the entry's header when the
-    caller has it decoded already."""
-    if header is None:
-        header = _Header.decode(blobs[0])
-    time = _written_time(header.time_ms, form)
-    info = game.info
-    written: list[W] = []
-    with engine_refusals():
-        for i, blob in enumerate(blobs[1:]):
-            event: WrittenEvent[W] = (
-                _timed_out_event(blob, form)
-                if blob[0] == TIMED_OUT_TAG
-                else game.adapter.written_event(state, blob, seat, info, form)
-            )
-            values: dict[str, object] = {
-                "version": version + 1,
-                "sequence": header.sequence + i,
-                "actor": event.actor,
-                "time": time,
-            }
-            if event.kind is not None:
-                values[event.kind] = event.payload
-            written.append(form.compose(_EVENT, values))
-    return written
-
-
-def _timed_out_event(blob: bytes, form: Form[W]) -> WrittenEvent[W]:
-    """The hosting layer's own stored event: a decision a timeout took (no actor: the referee
-    acted)."""
-    seat, move, automatic = read_timed_out(blob)
-    payload = events_pb2.DecisionTimedOut(
-        seat=seat, move=move_to_proto(move), automatic_in_row=automatic
-    )
-    return WrittenEvent(None, "decision_timed_out", form.message(payload))
-
-
-def _events(
-    game: _Game, state: Any, version: int, blobs: Sequence[bytes], seat: int | None
-) -> list[events_pb2.Event]:
-    """:func:`_written_events` as messages."""
-    return cast(list[events_pb2.Event], _written_events(game, state, version, blobs, seat, MESSAGE))
-
-
-class MoveReply:
-    """``SubmitMove``'s answer, in the form a transport sends: :meth:`message`, or
-    :meth:`written` in a form of :mod:`hanafuda_referee.writers.forms` (JSON for HTTP), which gives
-    what writing the message would give without building it (the view and the events make up
-    most of a move's cost). Immutable (see :class:`_Header`)."""
-
-    __slots__ = ("entry", "game", "header", "later", "seat")
-
-    def __init__(
-        self,
-        game: _Game,
-        seat: int,
-        entry: Sequence[bytes],
-        header: _Header,
-        later: Sequence[service_pb2.WatchGameResponse] = (),
-    ) -> None:
-        #: The game as the move left it (for a retry, as the answered move left it).
-        self.game: Final = game
-        self.seat: Final = seat
-        #: The move's log entry: its header blob, then its events.
-        self.entry: Final = entry
-        #: The entry's header, decoded.
-        self.header: Final = header
-        #: What the seat saw of each version committed while the move waited (``wait_seconds``):
-        #: their events follow the move's, and the last one's view is the answer's.
-        self.later: Final = later
-
-    def message(self) -> service_pb2.SubmitMoveResponse:
-        """The answer as a message."""
-        return cast(service_pb2.SubmitMoveResponse, self.written(MESSAGE))
-
-    def written(self, form: Form[W]) -> W:
-        """The answer in ``form``, composed from kept parts: in JSON, without the
-        message."""
-        game, api_version = self.game, self.game.api_version
-        events = _written_events(
-            game, game.state, game.version, self.entry, self.seat, form, self.header
-        )
-        if self.later:
-            events += [form.message(event) for item in self.later for event in item.events]
-            view, api_version = form.message(self.later[-1].view), self.later[-1].version
-        else:
-            view = game.adapter.written_view(
-                game.state, self.seat, game.info, api_version, form, game.extra(form)
-            )
-        values = {"events": form.list(events), "view": view, "version": api_version}
-        return form.compose(_SUBMIT_MOVE_RESPONSE, values)
-
-
-class ViewReply:
-    """``GetGame``'s answer, as :class:`MoveReply`: the game as ``seat`` sees it now."""
-
-    __slots__ = ("game", "seat")
-
-    def __init__(self, game: _Game, seat: int | None) -> None:
-        self.game: Final = game
-        self.seat: Final = seat
-
-    def message(self) -> service_pb2.GetGameResponse:
-        """The answer as a message."""
-        return cast(service_pb2.GetGameResponse, self.written(MESSAGE))
-
-    def written(self, form: Form[W]) -> W:
-        """The answer in ``form``, as :meth:`MoveReply.written`."""
-        game = self.game
-        view = game.adapter.written_view(
-            game.state, self.seat, game.info, game.api_version, form, game.extra(form)
-        )
-        return form.compose(_GET_GAME_RESPONSE, {"view": view})
-
-
-#: The key of one step of a watched game: the game's id and its first token hash (ids may
-#: come back after a game expires, the random tokens do not), the store version of the entry,
-#: and the seat watching (-1: a spectator).
-_StepKey = tuple[str, bytes, int, int]
-
-
-class _WatchSteps:
-    """What each log entry of a watched game leads to, kept for the game's other watchers in
-    this process: the state after it and the item it shows a seat (or a spectator). A commit
-    wakes every watcher of its game at once, and each would otherwise apply the same move and
-    build the same view; the most recent ``size`` steps are kept, least recently used first
-    out. States are immutable values and items are never changed once built, so watchers share
-    them."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._steps: OrderedDict[_StepKey, tuple[Any, service_pb2.WatchGameResponse | None]] = (
-            OrderedDict()
-        )
-
-    def get(self, key: _StepKey) -> tuple[Any, service_pb2.WatchGameResponse | None] | None:
-        step = self._steps.get(key)
-        if step is not None:
-            self._steps.move_to_end(key)
-        return step
-
-    def put(self, key: _StepKey, state: Any, item: service_pb2.WatchGameResponse | None) -> None:
-        if self._size <= 0:
-            return
-        self._steps[key] = (state, item)
-        self._steps.move_to_end(key)
-        while len(self._steps) > self._size:
-            self._steps.popitem(last=False)
-
-
-class WatchCursor:
-    """Where a ``WatchGame`` stream stands: the state reached by the log entries read so far
-    (:meth:`advance`), and what the stream shows. The stream itself, an async generator, lives
-    in :mod:`.watching`.
-    ``steps``: where the watchers of a process share the steps they read (none: not shared)."""
-
-    def __init__(
-        self,
-        game: _Game,
-        seat: int | None,
-        state: Any,
-        after: int,
-        first_shown: int,
-        first: service_pb2.WatchGameResponse | None = None,
-        over: bool = False,
-        steps: _WatchSteps | None = None,
-    ) -> None:
-        self.game = game
-        self.seat = seat
-        #: The state after the last entry read (None before the creation's entry).
-        self.state = state
-        #: The store version the log is read after.
-        self.after = after
-        #: The first store version whose entry is shown (the ones before only rebuild the state).
-        self.first_shown = first_shown
-        #: The stream's first item when it starts from the current view, else None.
-        self.first = first
-        #: Whether the game is over at :attr:`state`: the stream ends.
-        self.over = over
-        #: The clocks at :attr:`state` (None: none, or not known yet).
-        self.clock: ClockState | None = game.clock if state is game.state else None
-        self._steps = steps
-        self._game_key = (game.game_id, game.meta.token_hashes[0])
-
-    def advance(self, entry: VersionedEvents) -> service_pb2.WatchGameResponse | None:
-        """Read the next log entry: the item it shows the caller, or None before the resume
-        point."""
-        game = self.game
-        adapter = game.adapter
-        shown = entry.version >= self.first_shown
-        key = (*self._game_key, entry.version, -1 if self.seat is None else self.seat)
-        step = None if self._steps is None else self._steps.get(key)
-        if step is None:
-            header = _Header.decode(entry.events[0])
-            self.state = _state_after(adapter, self.state, header)
-            self.clock = header.clock
-            item = None
-        else:
-            self.state, item = step
-        if shown and item is None:
-            extra = game.extra(MESSAGE, self.state, self.clock)
-            item = service_pb2.WatchGameResponse(
-                events=_events(game, self.state, entry.version, entry.events, self.seat),
-                view=adapter.view(self.state, self.seat, game.info, entry.version + 1, extra),
-                version=entry.version + 1,
-            )
-        if self._steps is not None and (step is None or step[1] is not item):
-            self._steps.put(key, self.state, item)
-        self.over = adapter.is_over(self.state)
-        return item if shown else None
-
-
 class HostedGames:
     """The store-backed methods of the referee (see the module docstring)."""
 
@@ -775,8 +240,8 @@ class HostedGames:
     ) -> None:
         self._store = store
         self._allow_testing = allow_testing
-        self._cache = _Cache(cache_size)
-        self._steps = _WatchSteps(_WATCH_STEPS)
+        self._cache = GameCache(cache_size)
+        self._steps = WatchSteps(_WATCH_STEPS)
         self._clock = clock
         #: The requests waiting for their turn (``wait_seconds``), per client.
         self.wait_slots = WaitSlots(waits_per_client)
@@ -817,14 +282,14 @@ class HostedGames:
 
     # -- loading and authenticating ------------------------------------------------------------
 
-    def _decode(self, game_id: str, version: int, state: bytes, meta: GameMeta) -> _Game:
+    def _decode(self, game_id: str, version: int, state: bytes, meta: GameMeta) -> LoadedGame:
         adapter = adapter_for(meta.kind)
-        count, clock, engine_state = _unwrap_state(state)
+        count, clock, engine_state = unwrap_state(state)
         with engine_refusals():
             decoded = adapter.decode_state(engine_state)
-        return _Game(game_id, version, decoded, count, meta, adapter, clock=clock)
+        return LoadedGame(game_id, version, decoded, count, meta, adapter, clock=clock)
 
-    async def _load(self, game_id: str) -> _Game:
+    async def _load(self, game_id: str) -> LoadedGame:
         with store_failures(game_id):
             record = await self._store.load(game_id)
         if record is None:
@@ -901,14 +366,14 @@ class HostedGames:
             seats=seats,
         )
         if seats.plain:
-            header = _Header(now, 0, None, None, engine_state)
+            header = LogHeader(now, 0, None, None, engine_state)
             clock = None
         else:
             # The clocks start now; a bot to act first is pushed on the queue once created.
             clock = None if seats.clock is None else ClockState.start(seats.clock, count, now)
-            header = _Header.of_steps(now, 0, (), clock, engine_state)
-        deadline = _next_check(adapter, seats, state, clock, now)
-        stored_state = _wrap_state(len(blobs), adapter.encode_state(state), clock)
+            header = LogHeader.of_steps(now, 0, (), clock, engine_state)
+        deadline = next_check(adapter, seats, state, clock, now)
+        stored_state = wrap_state(len(blobs), adapter.encode_state(state), clock)
         for _ in range(3):
             game_id = new_game_id()
             try:
@@ -940,7 +405,7 @@ class HostedGames:
                 with store_failures(game_id):
                     await self._store.delete(game_id)
                 return await self._created_before(request, caller, request_id, earlier)
-        game = _Game(game_id, 0, state, len(blobs), meta, adapter, clock=clock)
+        game = LoadedGame(game_id, 0, state, len(blobs), meta, adapter, clock=clock)
         self._cache.put(game)
         await self._push_bot_turn(game)
         return service_pb2.CreateGameResponse(
@@ -1021,7 +486,7 @@ class HostedGames:
         return moved if seat is None else adapter.to_act(state) == seat
 
     async def _wait(
-        self, game: _Game, seat: int | None, seconds: int, caller: Caller
+        self, game: LoadedGame, seat: int | None, seconds: int, caller: Caller
     ) -> list[service_pb2.WatchGameResponse]:
         """Follow the game's log from ``game`` on, as ``seat`` sees it, until the wait is over
         (:meth:`_ready`), ``seconds`` have passed or the server shuts down: what each version
@@ -1175,10 +640,10 @@ class HostedGames:
                 assert outcome is not None
                 blobs = outcome.blobs
                 header = (
-                    _Header(now, game.event_count, seat, move, _snapshot(game))
+                    LogHeader(now, game.event_count, seat, move, snapshot(game))
                     if plain
-                    else _Header.of_steps(
-                        now, game.event_count, outcome.steps, outcome.clock, _snapshot(game)
+                    else LogHeader.of_steps(
+                        now, game.event_count, outcome.steps, outcome.clock, snapshot(game)
                     )
                 )
                 entry = [header.encode(), *blobs]
@@ -1186,7 +651,7 @@ class HostedGames:
                     game.version + 1, outcome.state, game.event_count + len(blobs), outcome.clock
                 )
                 answer = MoveReply(after, seat, entry, header)
-                stored = _wrap_state(
+                stored = wrap_state(
                     after.event_count, game.adapter.encode_state(outcome.state), outcome.clock
                 )
                 with store_failures(game_id):
@@ -1222,7 +687,7 @@ class HostedGames:
         raise ApiError("UNAVAILABLE", "the game changed too often to take the move; retry")
 
     async def _stale_after_timeout(
-        self, game: _Game, expected: int, seat: int, refusal: ApiError
+        self, game: LoadedGame, expected: int, seat: int, refusal: ApiError
     ) -> ApiError:
         """``refusal`` (``STALE_VERSION``), saying what was taken for ``seat`` when a timeout took
         the decision the move was for since version ``expected`` (PLAY.md: as ``TIMED_OUT``
@@ -1234,7 +699,7 @@ class HostedGames:
                 game.game_id, expected - 1, min(game.api_version - expected, _STALE_LOOKBACK)
             )
         for entry in entries:
-            for step in _Header.decode(entry.events[0]).steps:
+            for step in LogHeader.decode(entry.events[0]).steps:
                 if step.seat == seat and step.cause in (Cause.AUTO, Cause.TIMEOUT_RESIGN):
                     return ApiError(
                         "STALE_VERSION",
@@ -1244,18 +709,16 @@ class HostedGames:
                     )
         return refusal
 
-    async def _propose_deadline(self, game: _Game) -> None:
+    async def _propose_deadline(self, game: LoadedGame) -> None:
         """Enter the game's next timeout in the store's index, before the commit that makes it
         (see :meth:`~hanafuda_referee.store.GameStore.propose_deadline`); or, when the commit
         hands the turn to a bot, the time the sweeper checks that its turn was not lost (see
         :mod:`.bot_turns`)."""
-        deadline = _next_check(
-            game.adapter, game.meta.seats, game.state, game.clock, self._now_ms()
-        )
+        deadline = next_check(game.adapter, game.meta.seats, game.state, game.clock, self._now_ms())
         if deadline is not None:
             await self._store.propose_deadline(game.game_id, deadline)
 
-    async def _push_bot_turn(self, game: _Game) -> None:
+    async def _push_bot_turn(self, game: LoadedGame) -> None:
         """Once ``game`` is committed: queue its bot seat's turn if a bot is to act. A push
         that fails is logged, not raised: the commit stands and was answered, and the sweeper
         pushes the turn again (see :mod:`.bot_turns`)."""
@@ -1312,8 +775,8 @@ class HostedGames:
             outcome = bot_move(
                 game.adapter, game.meta.seats, game.state, game.clock, seat, move, now
             )
-        header = _Header.of_steps(
-            now, game.event_count, outcome.steps, outcome.clock, _snapshot(game)
+        header = LogHeader.of_steps(
+            now, game.event_count, outcome.steps, outcome.clock, snapshot(game)
         )
         entry = [header.encode(), *outcome.blobs]
         after = game.at(
@@ -1322,7 +785,7 @@ class HostedGames:
             game.event_count + len(outcome.blobs),
             outcome.clock,
         )
-        stored = _wrap_state(
+        stored = wrap_state(
             after.event_count, game.adapter.encode_state(outcome.state), outcome.clock
         )
         with store_failures(game_id):
@@ -1343,16 +806,18 @@ class HostedGames:
         await self._push_bot_turn(after)
         return BotTurnResult.PLAYED
 
-    async def _turn_started(self, game: _Game) -> int:
+    async def _turn_started(self, game: LoadedGame) -> int:
         """When the pending decision started (Unix milliseconds): its clock's start, else the
         time of the commit that produced the game's version."""
         if game.clock is not None:
             return game.clock.started_ms
         with store_failures(game.game_id):
             entries = await self._store.events(game.game_id, game.version - 1, 1)
-        return _Header.decode(entries[0].events[0]).time_ms if entries else game.meta.created_ms
+        return LogHeader.decode(entries[0].events[0]).time_ms if entries else game.meta.created_ms
 
-    async def _apply_timeouts(self, game: _Game, now: int) -> tuple[_Game, list[Step]] | None:
+    async def _apply_timeouts(
+        self, game: LoadedGame, now: int
+    ) -> tuple[LoadedGame, list[Step]] | None:
         """Commit the timeouts due at ``now`` (PLAY.md), racing the other replicas through the
         same compare-and-set: the game as they left it and the timeouts this call applied
         (the others' are in the game already), or None when none was due. Every request that
@@ -1372,12 +837,12 @@ class HostedGames:
                 due = catch_up(game.adapter, seats, game.state, game.clock, now, game.event_count)
             if not due.steps:
                 return (game, applied) if changed else None
-            header = _Header.of_steps(now, game.event_count, due.steps, due.clock, _snapshot(game))
+            header = LogHeader.of_steps(now, game.event_count, due.steps, due.clock, snapshot(game))
             entry = [header.encode(), *due.blobs]
             after = game.at(
                 game.version + 1, due.state, game.event_count + len(due.blobs), due.clock
             )
-            stored = _wrap_state(after.event_count, game.adapter.encode_state(due.state), due.clock)
+            stored = wrap_state(after.event_count, game.adapter.encode_state(due.state), due.clock)
             with store_failures(game.game_id):
                 await self._propose_deadline(after)
                 result = await self._store.commit(
@@ -1403,7 +868,7 @@ class HostedGames:
                     raise AssertionError("a commit without a request id answered as a retry")
         raise ApiError("UNAVAILABLE", "the game changed too often to apply its timeouts; retry")
 
-    async def _current(self, game: _Game) -> _Game:
+    async def _current(self, game: LoadedGame) -> LoadedGame:
         """``game`` with the timeouts due now applied (a game without clocks as it is)."""
         if game.meta.seats.clock is None:
             return game
@@ -1459,7 +924,7 @@ class HostedGames:
             due = await self._store.due_deadlines(now, 1)
         return max(0, now - due[0][1]) / 1000 if due else 0.0
 
-    async def _check_bot_turn(self, game: _Game, now: int) -> int:
+    async def _check_bot_turn(self, game: LoadedGame, now: int) -> int:
         """The sweeper's look at a game whose bot is to act: push its turn again when the bot
         has waited :data:`~.bot_turns.BOT_STALL_MS` (its push may have failed); the next time to
         look."""
@@ -1476,9 +941,9 @@ class HostedGames:
             await self._store.push_bot_turn(game.game_id, game.version)
         return now + BOT_STALL_MS
 
-    async def _replay_start(self, game: _Game, version: int) -> int:
+    async def _replay_start(self, game: LoadedGame, version: int) -> int:
         """Where a replay up to store ``version`` starts reading the log (the store version it
-        reads after): at the last snapshot at or before ``version`` (see :func:`_snapshot`),
+        reads after): at the last snapshot at or before ``version`` (see :func:`snapshot`),
         so that a resume costs at most a snapshot's interval of moves whatever the game's
         length; at the creation for a game logged before snapshots were."""
         start = version // SNAPSHOT_EVERY * SNAPSHOT_EVERY
@@ -1486,12 +951,12 @@ class HostedGames:
             return -1
         with store_failures(game.game_id):
             entries = await self._store.events(game.game_id, start - 1, 1)
-        if entries and _Header.decode(entries[0].events[0]).initial_state:
+        if entries and LogHeader.decode(entries[0].events[0]).initial_state:
             return start - 1
         return -1
 
     async def _replayed_answer(
-        self, game: _Game, seat: int, version: int, move: Move, request_id: str | None
+        self, game: LoadedGame, seat: int, version: int, move: Move, request_id: str | None
     ) -> MoveReply:
         """The answer ``seat`` got for the move that produced (store) ``version``, rebuilt by
         replaying the log: the same events and view, byte for byte. Retries are rare; storing
@@ -1501,7 +966,7 @@ class HostedGames:
         :func:`_check_retry`)."""
         state: Any = None
         blobs: Sequence[bytes] = ()
-        header: _Header | None = None
+        header: LogHeader | None = None
         after = await self._replay_start(game, version)
         while after < version:
             with store_failures(game.game_id):
@@ -1511,8 +976,8 @@ class HostedGames:
             if not page:
                 raise ApiError("UNAVAILABLE", "the game's log is incomplete; retry")
             for entry in page:
-                header = _Header.decode(entry.events[0])
-                state = _state_after(game.adapter, state, header)
+                header = LogHeader.decode(entry.events[0])
+                state = state_after(game.adapter, state, header)
                 blobs = entry.events
             after = page[-1].version
         assert header is not None  # the loop read at least the answered version's entry
@@ -1583,7 +1048,9 @@ class HostedGames:
             for entry in entries:
                 if entry.version > game.version:
                     break  # moved on since the load: stay consistent with the state read
-                response.events.extend(_events(game, game.state, entry.version, entry.events, seat))
+                response.events.extend(
+                    event_messages(game, game.state, entry.version, entry.events, seat)
+                )
                 blobs.extend(entry.events[1:])
                 after = entry.version
                 if len(response.events) >= size:
