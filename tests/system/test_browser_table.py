@@ -390,10 +390,11 @@ def test_the_clock_runs_out_and_a_player_resigns(referee: RefereeProcess, browse
 def test_a_link_to_no_game_says_so(referee: RefereeProcess, browser: Browser) -> None:
     watched = open_page(browser, referee.http_url + "/#game=no-such-game&token=whatever")
     watched.page.wait_for_function(
-        "() => document.getElementById('status').innerText.startsWith('There is no such game')"
+        "() => document.getElementById('status').innerText.startsWith('This link leads to no game')"
     )
-    # The lobby is a click away.
-    watched.page.click(".brand a")
+    # The way back to the lobby is offered where the message is (a reload could not help).
+    assert "Reload" not in watched.page.inner_text("#status")
+    watched.page.click("#status a")
     watched.page.wait_for_selector("#lobby:not([hidden])")
 
 

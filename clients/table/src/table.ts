@@ -33,6 +33,8 @@ import {
   halves,
   moveLabel,
   party,
+  multiplierName,
+  pointsText,
   roundSummary,
   who,
   yakuName,
@@ -146,9 +148,11 @@ export class Table {
       if (signal.aborted) return;
       this.setStatus(
         error instanceof RefereeError && error.reason === Reason.UNKNOWN_GAME
-          ? "There is no such game (it may have expired)."
-          : `The connection to the game is lost: ${String(error instanceof Error ? error.message : error)}. Reload the page to try again.`,
+          ? "This link leads to no game: it is mistyped, or the game has ended and expired."
+          : `The connection to the game is lost: ${String(error instanceof Error ? error.message : error)}.`,
       );
+      // A reload cannot mend a wrong link: offer the way back to the lobby instead.
+      byId("status").append(" ", el("a", { href: "/" }, "Back to the lobby"));
     }
   }
 
@@ -420,7 +424,7 @@ export class Table {
   private scoring(seat: SeatInfo, hachi: boolean): HTMLElement {
     const list = el("ul", { class: "yaku" });
     for (const yaku of seat.yaku) {
-      list.append(el("li", {}, `${yakuName(yaku.id)}: ${yaku.points} pt`));
+      list.append(el("li", {}, `${yakuName(yaku.id)}: ${pointsText(yaku.points)}`));
     }
     if (hachi && seat.teyaku && seat.teyaku.id) {
       list.append(el("li", {}, `hand: ${yakuName(seat.teyaku.id)} (${seat.teyaku.value})`));
@@ -429,7 +433,7 @@ export class Table {
       list.append(el("li", {}, `${yakuName(dekiyaku.id)} (${dekiyaku.value})`));
     }
     if (!list.childElementCount) return el("span", { hidden: true });
-    const total = seat.yakuPoints ? el("p", { class: "yaku-total" }, `Yaku: ${seat.yakuPoints} points`) : null;
+    const total = seat.yakuPoints ? el("p", { class: "yaku-total" }, `Yaku: ${pointsText(seat.yakuPoints)}`) : null;
     const box = el("div", { class: "scoring" });
     append(box, total, list);
     return box;
@@ -499,7 +503,7 @@ export class Table {
       // How it was scored: the winner's yaku and multipliers (Koi-Koi), the payments (Hachi-Hachi).
       const details = el("ul", { class: "breakdown" });
       for (const yaku of last.score?.yaku ?? []) {
-        details.append(el("li", {}, `${yakuName(yaku.id)}: ${yaku.points} pt`));
+        details.append(el("li", {}, `${yakuName(yaku.id)}: ${pointsText(yaku.points)}`));
       }
       for (const multiplier of last.score?.multipliers ?? []) {
         details.append(
@@ -507,8 +511,8 @@ export class Table {
             "li",
             {},
             multiplier.factor > 1
-              ? `${yakuName(multiplier.name)}: ×${multiplier.factor}`
-              : `${yakuName(multiplier.name)}: +${multiplier.addedPoints} pt`,
+              ? `${multiplierName(multiplier.name)}: ×${multiplier.factor}`
+              : `${multiplierName(multiplier.name)}: +${pointsText(multiplier.addedPoints)}`,
           ),
         );
       }
@@ -617,7 +621,7 @@ export class Table {
     let text = "";
     if (kind === WaitingFor.KOIKOI_DECISION) {
       title = "Koi-koi or stop?";
-      text = `Your yaku are worth ${me?.yakuPoints ?? 0} points. Stop to score them now, or call koi-koi to play on for more.`;
+      text = `Your yaku are worth ${pointsText(me?.yakuPoints ?? 0)}. Stop to score them now, or call koi-koi to play on for more.`;
     } else if (kind === WaitingFor.SAGE_DECISION) {
       title = "Sage or shōbu?";
       text = "Sage plays on for more; shōbu ends the round now.";

@@ -42,6 +42,26 @@ export function halves(amount: bigint | number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }
 
+/** A number of points with its noun: "1 point", "7 points", "-2.5 points". */
+export function pointsText(amount: number | string): string {
+  return `${amount} ${Number(amount) === 1 ? "point" : "points"}`;
+}
+
+/** Koi-Koi's multipliers in a player's words, by the referee's id. */
+const MULTIPLIERS: Record<string, string> = {
+  "seven-or-more": "7 points or more, doubled",
+  "own-koikoi": "after your own koi-koi, doubled",
+  "own-koikoi-bonus": "bonus for your own koi-koi calls",
+  "opponent-koikoi": "won after the opponent's koi-koi",
+  "all-calls-plus-one": "every koi-koi call, plus one",
+  "counter-seven": "a stop at 7 or more against a koi-koi, doubled",
+};
+
+/** A multiplier id as words (an id the table does not know is shown with spaces). */
+export function multiplierName(id: string): string {
+  return MULTIPLIERS[id] ?? yakuName(id);
+}
+
 /** A yaku or dekiyaku id as words: `ino-shika-cho` stays, `five-brights` becomes `five brights`. */
 export function yakuName(id: string): string {
   return id.replace(/-/g, " ");
@@ -96,8 +116,10 @@ export function roundSummary(seats: Seats, result: RoundResult): string {
     result.winner === undefined
       ? "no winner"
       : `${who(seats, result.winner)} ${result.winner === seats.me ? "win" : "wins"}`;
-  const points = result.score && result.score.points > 0 ? ` with ${result.score.points} points` : "";
-  const check = result.dealCheck !== DealCheck.UNSPECIFIED ? " (deal check)" : "";
+  const points = result.score && result.score.points > 0 ? ` with ${pointsText(result.score.points)}` : "";
+  // The deal check is named by the end itself; saying it twice ("a deal check (deal check)") reads as a bug.
+  const check =
+    result.dealCheck !== DealCheck.UNSPECIFIED && !end.includes("deal check") ? " (deal check)" : "";
   return `Round ${result.round} ended by ${end}${check}: ${winner}${points}.`;
 }
 
@@ -147,7 +169,7 @@ export function describe(seats: Seats, event: Event, lastActor?: number): string
     case "targetChosen":
       return `${Actor} took ${cards(kind.value.captured)} with ${shortName(kind.value.card)}.`;
     case "yakuFormed":
-      return `${capital(who(seats, kind.value.seat))} formed ${kind.value.yaku.map((y) => yakuName(y.id)).join(", ")}: ${kind.value.points} points.`;
+      return `${capital(who(seats, kind.value.seat))} formed ${kind.value.yaku.map((y) => yakuName(y.id)).join(", ")}: ${pointsText(kind.value.points)}.`;
     case "koikoiCalled":
       return `${capital(who(seats, kind.value.seat))} called koi-koi (${kind.value.calls}).`;
     case "stopped":
