@@ -331,6 +331,13 @@ def test_a_reload_in_the_middle_of_a_game_resumes_where_it_was(
         for _ in range(2):
             while state(page)["status"] == "playing" and not act(page, keyboard=True):
                 page.wait_for_timeout(50)
+        # The bot decides off the request path: its clock-less turn may still be on, so wait
+        # for a person's clock to run again (or the game to end and deal again).
+        page.wait_for_function(
+            """() => document.querySelector("#table")?.dataset.status !== "playing"
+                || /\\d:\\d\\d/.test(document.querySelector("#turn-clock")?.textContent ?? "")""",
+            timeout=15_000,
+        )
         if state(page)["status"] == "playing":
             break
     else:
