@@ -103,14 +103,21 @@ class _Position:
             seen |= cards
         self.unseen = DECK & ~seen
         self.stock_size = view.stock_size
+        #: Balances already worked out: one decision asks for the same piles again and again
+        #: (every play that takes nothing leaves them as they were).
+        self._balances: dict[tuple[int, int, int], float] = {}
 
     def balance(self, captured: dict[int, int]) -> float:
         """The seat's worth less half the others' (money between three sums to zero)."""
         me, (a, b) = self.me, self.others
         mine, theirs_a, theirs_b = captured[me], captured[a], captured[b]
-        return worth(mine, theirs_a | theirs_b) - 0.5 * (
-            worth(theirs_a, mine | theirs_b) + worth(theirs_b, mine | theirs_a)
-        )
+        key = (mine, theirs_a, theirs_b)
+        known = self._balances.get(key)
+        if known is None:
+            known = self._balances[key] = worth(mine, theirs_a | theirs_b) - 0.5 * (
+                worth(theirs_a, mine | theirs_b) + worth(theirs_b, mine | theirs_a)
+            )
+        return known
 
     def holds_one(self, seat: int, cards: int) -> float:
         """The chance that ``seat``'s hand holds one of ``cards`` at least."""

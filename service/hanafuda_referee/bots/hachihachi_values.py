@@ -45,14 +45,20 @@ TARGETS: tuple[tuple[int, int, int], ...] = (
 PROGRESS_WEIGHT = 0.5
 
 
+#: The cards of each count of points, as (mask, points): by kind, so that a set's points are
+#: four bit counts.
+_BY_POINTS: tuple[tuple[int, int], ...] = tuple(
+    (sum(1 << c for c in Card if CARD_POINTS[c] == points), points) for points in (20, 10, 5, 1)
+)
+
+
 def card_worth(cards: int) -> int:
-    """The card points of a set."""
-    total = 0
-    while cards:
-        low = cards & -cards
-        total += CARD_POINTS[low.bit_length() - 1]
-        cards ^= low
-    return total
+    """The card points of a set.
+
+    >>> card_worth(Card.PINE_CRANE.mask | Card.PINE_RIBBON.mask | Card.PINE_PLAIN_1.mask)
+    26
+    """
+    return sum(points * (cards & mask).bit_count() for mask, points in _BY_POINTS)
 
 
 def worth(captured: int, blocked: int) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from math import comb
 
-from hanafuda_referee.bots.koikoi_values import KoiKoiValues, values_for
+from hanafuda_referee.bots.koikoi_values import KoiKoiValues, Pile, values_for
 from hanafuda_referee.cards import DECK, MONTH_MASKS, MONTH_OF
 from hanafuda_referee.koikoi.game import Phase
 from hanafuda_referee.koikoi.rollout import stop_total
@@ -68,13 +68,33 @@ class _Position:
         self.unseen = DECK & ~(view.hand | view.field | self.mine | self.theirs | drawn)
         self.their_hand = view.seats[1 - me].hand_size
         self.stock_size = view.stock_size
+        #: Balances already worked out: one decision asks for the same pair of piles again and
+        #: again (every play that takes nothing leaves the seat's pile as it was).
+        self._balances: dict[tuple[int, int], float] = {}
+        self._piles: dict[tuple[int, int], Pile] = {}
+        #: :meth:`holds_one` of each month's cards, asked once per month per play otherwise.
+        self._holds_month: dict[int, float] = {}
+        #: :meth:`_draw_gains` worked out, by month, the month's field cards and the seat's pile.
+        self._month_gains: dict[tuple[int, int, int], tuple[float, ...]] = {}
 
     def balance(self, mine: int, theirs: int) -> float:
         """The seat's worth less the opponent's."""
-        values, month = self.values, self.month
-        return values.worth(mine, theirs, month, self.my_calls) - values.worth(
-            theirs, mine, month, self.their_calls
-        )
+        key = (mine, theirs)
+        known = self._balances.get(key)
+        if known is None:
+            known = self._pile(mine, self.my_calls).worth(theirs) - self._pile(
+                theirs, self.their_calls
+            ).worth(mine)
+            self._balances[key] = known
+        return known
+
+    def _pile(self, captured: int, calls: int) -> Pile:
+        """The pile ``captured`` read once (one side of most balances is the same pile)."""
+        key = (captured, calls)
+        pile = self._piles.get(key)
+        if pile is None:
+            pile = self._piles[key] = self.values.pile(captured, self.month, calls)
+        return pile
 
     def holds_one(self, cards: int) -> float:
         """The chance that the opponent's hand holds one of these unseen cards at least."""
@@ -95,7 +115,9 @@ class _Position:
             cards = field & MONTH_MASKS[month]
             if not cards:
                 continue
-            chance = self.holds_one(MONTH_MASKS[month])
+            chance = self._holds_month.get(month)
+            if chance is None:
+                chance = self._holds_month[month] = self.holds_one(MONTH_MASKS[month])
             if not chance:
                 continue
             gain = max(before - self.balance(mine, theirs | take) for take in _options(cards))
@@ -110,19 +132,36 @@ class _Position:
         unseen = self.unseen
         if not self.stock_size or not unseen:
             return 0.0
-        theirs = self.theirs
-        before = self.balance(mine, theirs)
         total = 0.0
-        rest = unseen
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            cards = field & MONTH_MASKS[MONTH_OF[low.bit_length() - 1]]
-            if cards:
-                total += max(
-                    self.balance(mine | low | take, theirs) - before for take in _options(cards)
-                )
+        # Month by month, in card order (a month's cards are consecutive), so that the sum is
+        # the same as card by card; a month's gains are kept, since the plays of one decision
+        # mostly leave a month's field cards and the seat's pile as they were.
+        for month in range(1, 13):
+            for gain in self._draw_gains(month, field & MONTH_MASKS[month], mine):
+                total += gain
         return total / unseen.bit_count()
+
+    def _draw_gains(self, month: int, cards: int, mine: int) -> tuple[float, ...]:
+        """What drawing each unseen card of ``month`` adds, with ``cards`` of the month on the
+        field: one gain per unseen card that takes something, in card order."""
+        key = (month, cards, mine)
+        known = self._month_gains.get(key)
+        if known is not None:
+            return known
+        gains: list[float] = []
+        rest = self.unseen & MONTH_MASKS[month]
+        if cards and rest:
+            theirs = self.theirs
+            before = self.balance(mine, theirs)
+            options = _options(cards)
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                gains.append(
+                    max(self.balance(mine | low | take, theirs) - before for take in options)
+                )
+        known = self._month_gains[key] = tuple(gains)
+        return known
 
     def after(self, field: int, mine: int, draw: bool) -> float:
         """The worth of leaving ``field`` with captures ``mine``."""

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from hanafuda_referee.cards import (
     BLUE_RIBBONS,
+    DECK,
     LIGHTS,
     MONTH_MASKS,
     PLAINS,
@@ -34,16 +35,15 @@ from hanafuda_referee.cards import (
 from hanafuda_referee.koikoi.rules import KoiKoiRules
 from hanafuda_referee.koikoi.scoring import PointsFunction, animal_pool, points_function
 
-__all__ = ["KoiKoiValues", "Target", "values_for"]
+__all__ = ["KoiKoiValues", "Pile", "Target", "values_for"]
 
 #: How much of a target's points its progress is worth before the target is formed.
 PROGRESS_WEIGHT = 1.5
-#: A small worth of each card by kind (index: card number), so that equal progress prefers the
-#: rarer card: light, animal or ribbon, plain.
-_KIND_WORTH: tuple[float, ...] = (
-    0.0,
-    *(0.4 if c.mask & LIGHTS else 0.1 if c.mask & PLAINS else 0.25 for c in Card),
-)
+#: A small worth of each card by kind, in twentieths of a point, so that equal progress prefers
+#: the rarer card: light (0.4), animal or ribbon (0.25), plain (0.1). Whole numbers, so that a
+#: pile's sum is exact whatever order its cards come in.
+_LIGHT_TWENTIETHS, _OTHER_TWENTIETHS, _PLAIN_TWENTIETHS = 8, 5, 2
+_OTHERS = DECK & ~(LIGHTS | PLAINS)
 _RAIN_MAN = Card.WILLOW_RAINMAN.mask
 _SAKE = Card.CHRYSANTHEMUM_SAKE.mask
 _CURTAIN = Card.CHERRY_CURTAIN.mask
@@ -83,6 +83,27 @@ def _targets(rules: KoiKoiRules) -> tuple[Target, ...]:
     return tuple(t for t in candidates if t.points)
 
 
+class Pile(NamedTuple):
+    """A capture pile's worth apart from the opponent's captures (see :meth:`KoiKoiValues.pile`)."""
+
+    points: int
+    kinds: float
+    building: tuple[tuple[int, int, float], ...]
+
+    def worth(self, blocked: int) -> float:
+        """The pile's worth when the opponent holds ``blocked``."""
+        return self.points + _still_open(self.building, blocked) + self.kinds
+
+
+def _still_open(building: tuple[tuple[int, int, float], ...], blocked: int) -> float:
+    """The worth of the targets being built that ``blocked`` leaves enough cards of."""
+    total = 0.0
+    for pool, need, worth in building:
+        if (pool & ~blocked).bit_count() >= need:
+            total += worth
+    return total
+
+
 class KoiKoiValues:
     """The worth of capture piles under one rule set (build it with :func:`values_for`)."""
 
@@ -92,35 +113,47 @@ class KoiKoiValues:
         self.targets = _targets(rules)
         rule = rules.yaku_rule("tsukifuda")
         self.tsukifuda = rule.points if rule.enabled else 0
+        #: The targets of each month (index 0: no month): the month's own tsukifuda among them.
+        self._by_month: tuple[tuple[Target, ...], ...] = tuple(
+            self.targets
+            if not self.tsukifuda or not month
+            else (*self.targets, Target(MONTH_MASKS[month], 4, self.tsukifuda))
+            for month in range(13)
+        )
 
     def progress(self, captured: int, blocked: int, month: int) -> float:
         """The worth of the targets ``captured`` is building and can still form, ``blocked``
         being the cards the seat can no longer take (the opponent's captures)."""
-        total = 0.0
-        for pool, need, points in self._month_targets(month):
+        return _still_open(self._building(captured, month), blocked)
+
+    def _building(self, captured: int, month: int) -> tuple[tuple[int, int, float], ...]:
+        """The targets ``captured`` holds some but not all of: each target's pool, its need and
+        the worth of its progress."""
+        building = []
+        for pool, need, points in self._by_month[month]:
             have = (captured & pool).bit_count()
             if have >= need or not have:
                 continue
-            if (pool & ~blocked).bit_count() < need:
-                continue
             share = have / need
-            total += points * PROGRESS_WEIGHT * share * share
-        return total
+            building.append((pool, need, points * PROGRESS_WEIGHT * share * share))
+        return tuple(building)
 
     def _month_targets(self, month: int) -> tuple[Target, ...]:
-        if not self.tsukifuda or not month:
-            return self.targets
-        return (*self.targets, Target(MONTH_MASKS[month], 4, self.tsukifuda))
+        return self._by_month[month]
+
+    def pile(self, captured: int, month: int, calls: int = 0) -> Pile:
+        """What :meth:`worth` reads of a capture pile before the opponent's captures: worked
+        out once for a pile whose worth is asked against many opponents' piles."""
+        kinds = (
+            _LIGHT_TWENTIETHS * (captured & LIGHTS).bit_count()
+            + _PLAIN_TWENTIETHS * (captured & PLAINS).bit_count()
+            + _OTHER_TWENTIETHS * (captured & _OTHERS).bit_count()
+        ) / 20
+        return Pile(self.points(captured, month, calls), kinds, self._building(captured, month))
 
     def worth(self, captured: int, blocked: int, month: int, calls: int = 0) -> float:
         """Yaku points now, progress toward the rest, and a little per card."""
-        kinds = 0.0
-        rest = captured
-        while rest:
-            low = rest & -rest
-            kinds += _KIND_WORTH[low.bit_length() - 1]
-            rest ^= low
-        return self.points(captured, month, calls) + self.progress(captured, blocked, month) + kinds
+        return self.pile(captured, month, calls).worth(blocked)
 
     def near(self, captured: int, blocked: int, month: int) -> bool:
         """Whether the captures are one card short of a target they can still form."""
