@@ -263,6 +263,10 @@ async def _sample_active_games(referee: Referee) -> None:
 
 #: Games one call of the sweep reads from the index of deadlines.
 _SWEEP_BATCH = 100
+#: The pause before the next sweep when one ran out of budget with timeouts still due: short,
+#: so that a sweeper behind uses the time the process would otherwise spend idle, yet long
+#: enough that requests run between sweeps (they also run between a sweep's batches of games).
+_BEHIND_PAUSE = 0.05
 
 
 async def _sweep_deadlines(referee: Referee, period: float, budget: float) -> None:
@@ -270,20 +274,24 @@ async def _sweep_deadlines(referee: Referee, period: float, budget: float) -> No
     :meth:`~hanafuda_referee.hosting.games.HostedGames.sweep`; PLAY.md: a timeout happens
     within about a second of its deadline when nobody calls). Each tick works oldest deadline
     first for at most ``budget`` seconds and leaves the rest to the next tick, so that however
-    many games are abandoned, the event loop keeps serving requests between ticks; the gauge
-    ``hanafuda_deadline_sweep_lag_seconds`` says how far behind that leaves the sweeper."""
+    many games are abandoned, the event loop keeps serving requests between ticks; a tick that
+    leaves timeouts due is followed by the next one after :data:`_BEHIND_PAUSE` rather than
+    ``period``. The gauge ``hanafuda_deadline_sweep_lag_seconds`` says how far behind that
+    leaves the sweeper."""
     while True:
+        pause = period
         try:
             until = time.monotonic() + budget
-            while (
-                await referee.games.sweep(_SWEEP_BATCH, until) >= _SWEEP_BATCH
-                and time.monotonic() < until
-            ):
-                pass  # more were due than one call takes, and time is left: go on at once
+            while (looked := await referee.games.sweep(_SWEEP_BATCH, until)) > 0:
+                if time.monotonic() >= until:
+                    pause = min(period, _BEHIND_PAUSE)  # budget spent with work left
+                    break
+                if looked < _SWEEP_BATCH:
+                    break  # all that was due is done
             metrics.DEADLINE_SWEEP_LAG.set(await referee.games.sweep_lag())
         except Exception:  # the next sweep retries; requests apply timeouts themselves too
             logger.warning("deadline sweep failed", exc_info=True)
-        await asyncio.sleep(period)
+        await asyncio.sleep(pause)
 
 
 def _redis_server(url: str | None) -> tuple[str | None, int | None]:

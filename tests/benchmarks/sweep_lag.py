@@ -4,13 +4,15 @@ script, not a test.
 Starts a private Redis (or uses ``--redis-url``) and one service process (its sweeper every
 0.5 s, ``--sweep-budget`` seconds of work per tick, 0.2 as in production), creates ``--games``
 Koi-Koi games with the worst clock options the API accepts (1-second decisions, 10 automatic
-decisions in a row before a timeout resigns the seat), nobody ever moving, and samples the service's
-``hanafuda_deadline_sweep_lag_seconds`` for ``--seconds``: its median, 95th percentile and
-maximum, and how many of the games ended (each must, within 21 of its deadlines). Run from the
-repository root::
+decisions in a row before a timeout resigns the seat, a greedy timeout bot), nobody ever moving,
+and samples the service's ``hanafuda_deadline_sweep_lag_seconds`` for ``--seconds``: its median,
+95th percentile and maximum, and how many of the games ended (each must, within 21 of its
+deadlines). ``--runs N`` repeats it and prints the medians of the runs' figures; with
+``--baseline PATH`` (another checkout with a ``.venv`` of its own) each run measures that code
+too, side by side, and the ratios of the medians are printed. Run from the repository root::
 
     .venv/bin/python -m tests.benchmarks.sweep_lag [--games 200] [--seconds 30] \\
-        [--sweep-budget 0.2]
+        [--sweep-budget 0.2] [--runs 3] [--baseline PATH]
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import NamedTuple
 
 import grpc
 from hanafuda.v1 import game_pb2, play_pb2, rules_pb2, service_pb2, service_pb2_grpc
@@ -40,6 +43,10 @@ def _arguments() -> argparse.Namespace:
         "--sweep-budget", type=float, default=0.2, help="the service's --sweep-budget"
     )
     parser.add_argument("--redis-url", help="a Redis to use instead of a private one")
+    parser.add_argument("--runs", type=int, default=1, help="runs (medians are printed)")
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout, with a .venv, measured side by side"
+    )
     return parser.parse_args()
 
 
@@ -72,22 +79,31 @@ async def _ended(server: RefereeProcess, games: list[str]) -> int:
         return over
 
 
-def main() -> None:
-    args = _arguments()
-    with contextlib.ExitStack() as stack:
-        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hf-sweep-")))
-        redis_url = given_or_private_redis(args.redis_url, workdir, stack)
-        server = RefereeProcess(
-            workdir,
-            env={
-                "REDIS_URL": redis_url,
-                "HANAFUDA_KEY_PREFIX": f"bench-{uuid.uuid4().hex[:8]}:",
-                "HANAFUDA_CREATE_RATE": "0",
-                "HANAFUDA_SWEEP_BUDGET": str(args.sweep_budget),
-            },
-        )
-        server.start()
-        stack.callback(server.stop)
+class _Run(NamedTuple):
+    """One run's figures: the lag's median, 95th percentile and maximum, and the games ended."""
+
+    median: float
+    p95: float
+    worst: float
+    over: int
+
+
+def _measure(
+    args: argparse.Namespace, redis_url: str, workdir: Path, command: list[str] | None
+) -> _Run:
+    """One run of one code: a fresh service process and fresh games."""
+    server = RefereeProcess(
+        workdir,
+        env={
+            "REDIS_URL": redis_url,
+            "HANAFUDA_KEY_PREFIX": f"bench-{uuid.uuid4().hex[:8]}:",
+            "HANAFUDA_CREATE_RATE": "0",
+            "HANAFUDA_SWEEP_BUDGET": str(args.sweep_budget),
+        },
+        command=command,
+    )
+    server.start()
+    try:
         started = time.monotonic()
         games = asyncio.run(_create(server, args.games))
         print(f"{args.games} abandoned clock games created in {time.monotonic() - started:.1f} s")
@@ -97,16 +113,55 @@ def main() -> None:
             lags.append(server.metric(_LAG))
             time.sleep(0.5)
         over = asyncio.run(_ended(server, games))
-        lags.sort()
-        p95 = lags[min(len(lags) - 1, int(len(lags) * 0.95))]
+    finally:
+        server.stop()
+    lags.sort()
+    run = _Run(
+        statistics.median(lags), lags[min(len(lags) - 1, int(len(lags) * 0.95))], lags[-1], over
+    )
+    print(
+        f"sweeper lag over {args.seconds:.0f} s ({len(lags)} samples): median "
+        f"{run.median:.3f} s, p95 {run.p95:.3f} s, max {run.worst:.3f} s"
+    )
+    print(f"games ended: {over} of {args.games}")
+    return run
+
+
+def main() -> None:
+    args = _arguments()
+    codes: dict[str, list[str] | None] = {"this code": None}
+    if args.baseline is not None:
+        script = args.baseline / ".venv" / "bin" / "hanafuda-referee"
+        if not script.exists():
+            raise SystemExit(f"--baseline: no {script} (make its .venv first)")
+        codes["baseline"] = [str(script.resolve())]
+    runs: dict[str, list[_Run]] = {name: [] for name in codes}
+    with contextlib.ExitStack() as stack:
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hf-sweep-")))
+        redis_url = given_or_private_redis(args.redis_url, workdir, stack)
+        for number in range(args.runs):
+            for name, command in codes.items():
+                print(f"-- run {number + 1} of {args.runs}: {name}")
+                runs[name].append(_measure(args, redis_url, workdir, command))
+    medians = {
+        name: _Run(*(statistics.median(field) for field in zip(*done, strict=True)))
+        for name, done in runs.items()
+    }
+    for name, run in medians.items():
         print(
-            f"sweeper lag over {args.seconds:.0f} s ({len(lags)} samples): median "
-            f"{statistics.median(lags):.3f} s, p95 {p95:.3f} s, max {lags[-1]:.3f} s"
+            f"{name}, medians of {args.runs} runs: lag median {run.median:.3f} s, "
+            f"p95 {run.p95:.3f} s, max {run.worst:.3f} s, games ended {run.over:g} of {args.games}"
         )
-        print(f"games ended: {over} of {args.games}")
+    if "baseline" in medians:
+        old, new = medians["baseline"], medians["this code"]
+        print(
+            f"ratio baseline / this code: lag p95 {old.p95 / max(new.p95, 0.001):.1f}x, "
+            f"lag max {old.worst / max(new.worst, 0.001):.1f}x"
+        )
     print(
         "reproduce: .venv/bin/python -m tests.benchmarks.sweep_lag "
-        f"--games {args.games} --seconds {args.seconds:g} --sweep-budget {args.sweep_budget:g}"
+        f"--games {args.games} --seconds {args.seconds:g} --sweep-budget {args.sweep_budget:g} "
+        f"--runs {args.runs}" + (f" --baseline {args.baseline}" if args.baseline else "")
     )
 
 
