@@ -33,6 +33,7 @@ from hanafuda_referee.koikoi import game as koikoi
 from hanafuda_referee.koikoi.game import KoiKoiState
 from hanafuda_referee.koikoi.rules import KoiKoiRules
 from hanafuda_referee.varint import MASK_BYTES, Writer, mask_bytes, pack
+from tests.legacy_meta import legacy_meta
 
 
 def _played(engine: Any, state: Any, rng: random.Random, moves: int, stop: Any = None) -> Any:
@@ -301,23 +302,16 @@ def test_a_commit_logged_with_bot_moves_in_it_still_replays() -> None:
 
 
 def _meta_with_clock(mark: int, clock: ClockSettings) -> bytes:
-    """A game's meta as written with the clock settings after ``mark`` (1: the format from
-    before the clocks were bounded)."""
-    w = Writer()
-    for value in (
-        1,
+    """A Koi-Koi game's meta, a person against an expert seat, as written with the clock
+    settings after ``mark`` (1: the format from before the clocks were bounded)."""
+    meta = GameMeta(
         rules_pb2.GAME_KIND_KOI_KOI,
+        ("ann", "bob"),
+        (bytes([7] * 32),) * 2,
         1_700_000_000_000,
-        2,
-    ):  # meta format, kind, created, players
-        w.uint(value)
-    for name in ("ann", "bob"):
-        w.text(name)
-        w.small_ints([7] * 32)
-    w.small_ints((0, play_pb2.BOT_LEVEL_EXPERT))
-    w.uint(mark)
-    clock.write(w)
-    return w.getvalue()
+        Seats((0, play_pb2.BOT_LEVEL_EXPERT), clock),
+    )
+    return legacy_meta(meta, clock, mark)
 
 
 def test_clock_settings_stored_before_the_bounds_play_under_the_nearest_bounded_ones() -> None:
