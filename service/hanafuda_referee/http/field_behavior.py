@@ -1,7 +1,9 @@
 """The ``google.api.field_behavior`` marks of the contract's fields, read from the descriptors.
 
 The proto files mark the fields a request must set (``REQUIRED``) and the fields only the server
-sets (``OUTPUT_ONLY``). Read from the descriptors, the marks are the one list of them.
+sets (``OUTPUT_ONLY``); the OpenAPI document turns those marks into ``required`` lists and
+``readOnly`` keywords. Reading them from the descriptors, rather than keeping a list here, is what
+keeps the document from drifting from the contract.
 
 >>> from hanafuda.v1 import service_pb2
 >>> [f.name for f in required_fields(service_pb2.CreateGameRequest.DESCRIPTOR)]
