@@ -32,7 +32,8 @@ class AsgiCaller:
     async def __call__(
         self, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes = b""
     ) -> int:
-        """Send the request; the response's status."""
+        """Send the request (``path`` may end in a query string); the response's status."""
+        path, _, query = path.partition("?")
         received = False
 
         async def receive() -> dict[str, Any]:
@@ -50,7 +51,7 @@ class AsgiCaller:
             "scheme": "http",
             "path": path,
             "raw_path": path.encode(),
-            "query_string": b"",
+            "query_string": query.encode(),
             "root_path": "",
             "headers": [(b"host", b"in-process"), *headers],
             "client": ("127.0.0.1", 40000),

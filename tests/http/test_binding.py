@@ -22,6 +22,8 @@ from hanafuda_referee.http.routes import (
 
 from .fakes import FakeReferee
 
+SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+
 #: The header of every JSON body (a body declared otherwise is refused, see below).
 JSON = {"content-type": "application/json"}
 
@@ -80,11 +82,28 @@ def test_a_post_answers_200_not_201(client: TestClient[Litestar]) -> None:
     assert client.post("/v1/rules/koikoi:score", json={"roundMonth": 1}).status_code == 200
 
 
-def test_an_empty_body_is_an_empty_message(
+def test_an_empty_object_is_an_empty_message(
     client: TestClient[Litestar], referee: FakeReferee
 ) -> None:
-    assert client.post("/v1/rules/koikoi:score", content=b"").status_code == 200
+    assert client.post("/v1/rules/koikoi:score", content=b"{}", headers=JSON).status_code == 200
     assert last_request(referee) == service_pb2.ScoreKoiKoiRequest()
+
+
+@pytest.mark.parametrize("body", [b"", b" \r\n\t"], ids=["empty", "whitespace"])
+def test_a_missing_body_is_refused_on_every_route_that_takes_one(
+    client: TestClient[Litestar], referee: FakeReferee, body: bytes
+) -> None:
+    # The OpenAPI document marks every body required: none is not read as every default.
+    routes = [b for b in service_bindings(SERVICE) if b.body]
+    assert routes
+    for binding in routes:
+        path = binding.template.replace("{game}", "g1")
+        response = client.request(binding.verb, path, content=body, headers=JSON)
+        assert response.status_code == 400, path
+        error = response.json()["error"]
+        assert error["details"][0]["reason"] == "BAD_ENCODING", path
+        assert "missing" in error["message"]
+    assert referee.calls == []
 
 
 def test_query_parameters_bind_scalars_and_enums(
@@ -407,8 +426,11 @@ def test_json_with_or_without_parameters_is_accepted(
     assert len(referee.calls) == 1
 
 
-def test_an_empty_body_needs_no_media_type(
+def test_an_empty_body_without_a_media_type_is_refused_as_missing(
     client: TestClient[Litestar], referee: FakeReferee
 ) -> None:
-    # Nothing to parse: the request is its message's defaults, whatever the header says not.
-    assert client.post("/v1/rules/koikoi:score", content=b"").status_code == 200
+    # Nothing was sent to declare: the refusal says the body is missing, not its type wrong.
+    response = client.post("/v1/rules/koikoi:score", content=b"")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"][0]["reason"] == "BAD_ENCODING"
+    assert referee.calls == []

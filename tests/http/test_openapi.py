@@ -8,7 +8,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from google.api import annotations_pb2, http_pb2  # type: ignore[import-untyped]
+from google.api import (  # type: ignore[import-untyped]
+    annotations_pb2,
+    field_behavior_pb2,
+    http_pb2,
+)
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from hanafuda.v1 import service_pb2
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -85,9 +90,13 @@ def test_every_reference_is_defined(document: dict[str, Any]) -> None:
 
 
 def test_request_and_response_messages_are_referenced(document: dict[str, Any]) -> None:
+    create = document["paths"]["/v1/games"]["post"]
+    body = create["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/hanafuda.v1.CreateGameRequest"}
     move = document["paths"]["/v1/games/{game}/moves"]["post"]
     body = move["requestBody"]["content"]["application/json"]["schema"]
-    assert body == {"$ref": "#/components/schemas/hanafuda.v1.SubmitMoveRequest"}
+    # The request without `game`, which the path binds: a body component of its own.
+    assert body == {"$ref": "#/components/schemas/hanafuda.v1.RefereeService.SubmitMoveBody"}
     ok = move["responses"]["200"]["content"]["application/json"]["schema"]
     assert ok == {"$ref": "#/components/schemas/hanafuda.v1.SubmitMoveResponse"}
     error = resolve(document, move["responses"]["default"]["$ref"])
@@ -123,7 +132,7 @@ def test_oneofs_are_documented_and_proto3_optionals_are_not_oneofs(
     assert "oneof `overrides`" in create["properties"]["koiKoi"]["description"]
     # `optional uint32 first_dealer` lives in a synthetic oneof: documented as optional instead.
     assert "Optional" in create["properties"]["firstDealer"]["description"]
-    submit = schema(document, "hanafuda.v1.SubmitMoveRequest")
+    submit = schema(document, "hanafuda.v1.RefereeService.SubmitMoveBody")
     assert "x-oneofs" not in submit
     assert "Optional" in submit["properties"]["expectedVersion"]["description"]
 
@@ -268,3 +277,80 @@ def test_a_rule_with_a_body_requires_one_and_a_rule_without_has_none(
     assert checked > 0
     move = document["paths"]["/v1/games/{game}/moves"]["post"]
     assert move["requestBody"]["required"] is True
+
+
+def behaviors(field: FieldDescriptor) -> set[int]:
+    """The field's ``google.api.field_behavior`` marks, read from its options."""
+    return set(field.GetOptions().Extensions[field_behavior_pb2.field_behavior])
+
+
+def proto_components(document: dict[str, Any]) -> Iterator[tuple[Descriptor, dict[str, Any]]]:
+    """Every component schema of a proto message, with the message's descriptor."""
+    pool = service_pb2.DESCRIPTOR.pool
+    for name, component in document["components"]["schemas"].items():
+        if component.get("type") != "object" or not name.startswith("hanafuda."):
+            continue
+        try:
+            yield pool.FindMessageTypeByName(name), component
+        except KeyError:
+            continue  # a body schema (checked by the test of bodies)
+
+
+def test_required_lists_are_the_field_behavior_marks(document: dict[str, Any]) -> None:
+    checked = 0
+    for message, component in proto_components(document):
+        marked = [
+            f.json_name for f in message.fields if field_behavior_pb2.REQUIRED in behaviors(f)
+        ]
+        assert component.get("required", []) == marked, message.full_name
+        checked += bool(marked)
+    assert checked >= 5
+    # What the proto comments call "Required." the schemas require.
+    assert "kind" in schema(document, "hanafuda.v1.CreateGameRequest")["required"]
+    assert "roundMonth" in schema(document, "hanafuda.v1.ScoreKoiKoiRequest")["required"]
+
+
+def test_output_only_fields_and_no_others_are_read_only(document: dict[str, Any]) -> None:
+    for message, component in proto_components(document):
+        for field in message.fields:
+            output_only = field_behavior_pb2.OUTPUT_ONLY in behaviors(field)
+            read_only = component["properties"][field.json_name].get("readOnly", False)
+            assert read_only is output_only, field.full_name
+
+
+def test_request_bodies_hold_no_field_the_path_binds(document: dict[str, Any]) -> None:
+    bound_somewhere = 0
+    for name, rule in http_rules():
+        if not rule.body:
+            continue
+        verb = rule.WhichOneof("pattern")
+        template = getattr(rule, verb)
+        operation = document["paths"][template][verb]
+        bound = set(re.findall(r"\{([A-Za-z0-9_.]+)", template))
+        assert {p["name"] for p in operation["parameters"] if p.get("in") == "path"} == bound
+        body = operation["requestBody"]["content"]["application/json"]["schema"]
+        body = resolve(document, body["$ref"]) if "$ref" in body else body
+        message = SERVICE.methods_by_name[name].input_type
+        if rule.body != "*":
+            nested = message.fields_by_name[rule.body].message_type
+            assert nested is not None, "a body field of a scalar type binds nothing from a path"
+            message = nested
+            bound = {path.removeprefix(rule.body + ".") for path in bound}
+        top = {path.split(".")[0] for path in bound}
+        assert not {path for path in bound if "." in path}, "covered by the synthetic test"
+        kept = [field for field in message.fields if field.name not in top]
+        assert list(body["properties"]) == [field.json_name for field in kept], name
+        required = [f.json_name for f in kept if field_behavior_pb2.REQUIRED in behaviors(f)]
+        assert body.get("required", []) == required, name
+        bound_somewhere += bool(bound)
+    assert bound_somewhere  # SubmitMove's `game`
+    move = document["paths"]["/v1/games/{game}/moves"]["post"]["requestBody"]
+    body = resolve(document, move["content"]["application/json"]["schema"]["$ref"])
+    assert "game" not in body["properties"]
+    assert body["required"] == ["move"]
+
+
+def test_a_required_body_is_said_to_be_refused_when_absent(document: dict[str, Any]) -> None:
+    for _, _, operation in operations(document):
+        if "requestBody" in operation:
+            assert "`BAD_ENCODING`" in operation["requestBody"]["description"]

@@ -351,7 +351,14 @@ class Provoker:
         """Requests that do not decode, sent as raw bytes."""
         c = self.client
         if isinstance(c, HttpClient):
-            for body in (b"{not json", b'{"kind": "GAME_KIND_CHESS"}', b'{"players": 3}', b"[]"):
+            # The last one: no body at all, where the route requires one.
+            for body in (
+                b"{not json",
+                b'{"kind": "GAME_KIND_CHESS"}',
+                b'{"players": 3}',
+                b"[]",
+                b"",
+            ):
                 response = await c.post_raw("/v1/games", body)
                 await self.expect(_raise(response.status_code, response.content), "BAD_ENCODING")
             huge = b'{"players": ["' + b"a" * (2 * 1024 * 1024) + b'"]}'

@@ -6,6 +6,11 @@ from the message and enum descriptors under the proto3 JSON mapping, and descrip
 proto doc comments. The generated ``*_pb2`` modules drop comments, so they are read from
 ``descriptor_set.binpb``, a ``FileDescriptorSet`` with source info that ``scripts/gen-protos``
 writes next to the stubs. Without that file the document is complete but undocumented.
+
+The ``google.api.field_behavior`` marks of the fields become each schema's ``required`` list
+(``REQUIRED``) and ``readOnly`` keywords (``OUTPUT_ONLY``). A request body never holds the fields
+its route binds from the path: a message whose fields are partly in the path has a body schema
+of its own, ``<service>.<operation>Body``, without them.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from hanafuda.v1 import errors_pb2
 
 from hanafuda_referee.calls.caller import QUERY_TOKEN_PARAMETER, takes_query_token
 from hanafuda_referee.http.errors import ERROR_INFO_TYPE
+from hanafuda_referee.http.field_behavior import is_output_only, is_required
 from hanafuda_referee.http.routes import (
     HttpBinding,
     enum_type_of,
@@ -218,6 +224,8 @@ class _Schemas:
             description = self._field_description(field)
             if description:
                 schema["description"] = description
+        if is_output_only(field):
+            schema["readOnly"] = True
         return schema
 
     def _single(self, field: FieldDescriptor) -> dict[str, Any]:
@@ -236,9 +244,52 @@ class _Schemas:
             parts.append("Optional: absent when unset, which differs from its zero value.")
         return "\n\n".join(part for part in parts if part)
 
-    def _message(self, descriptor: Descriptor) -> dict[str, Any]:
-        properties = {field.json_name: self.field(field) for field in descriptor.fields}
+    def body(self, name: str, descriptor: Descriptor, excluded: frozenset[str]) -> dict[str, Any]:
+        """A reference to the schema of a request body: the message's own component, or when
+        ``excluded`` (proto field paths bound elsewhere, the path template) names some of its
+        fields, a component ``name`` of the message without them."""
+        if not excluded:
+            return self.ref(descriptor)
+        schema = self._message(descriptor, excluded)
+        bound = ", ".join(f"`{path}`" for path in sorted(excluded))
+        schema["description"] = (
+            f"`{descriptor.full_name}` without the fields the path binds ({bound}). "
+            + schema.get("description", "")
+        ).strip()
+        self.components[name] = schema
+        return {"$ref": SCHEMA_PREFIX + name}
+
+    def _message(
+        self, descriptor: Descriptor, excluded: frozenset[str] = frozenset()
+    ) -> dict[str, Any]:
+        """A message's schema; ``excluded`` holds dotted proto field paths left out of it (a
+        message on the way to one is inlined, without it)."""
+        properties: dict[str, Any] = {}
+        for field in descriptor.fields:
+            if field.name in excluded:
+                continue
+            prefix = field.name + "."
+            inner = frozenset(p.removeprefix(prefix) for p in excluded if p.startswith(prefix))
+            if inner:
+                # parse_template binds singular fields only, so this field is a singular message.
+                nested = self._message(message_type_of(field), inner)
+                description = self._field_description(field)
+                if description:
+                    nested["description"] = description
+                properties[field.json_name] = nested
+            else:
+                properties[field.json_name] = self.field(field)
         schema: dict[str, Any] = {"type": "object", "properties": properties}
+        # A field the path binds, or binds a field of, is in every request whatever the body
+        # holds: the body need not carry it.
+        bound = {path.split(".", 1)[0] for path in excluded}
+        required = [
+            field.json_name
+            for field in descriptor.fields
+            if is_required(field) and field.name not in bound
+        ]
+        if required:
+            schema["required"] = required
         parts = [self.comments.get(descriptor.full_name, "")]
         oneofs: dict[str, list[str]] = {}
         for oneof in descriptor.oneofs:
@@ -378,6 +429,8 @@ def _operation(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:
         for name, field in query_parameter_fields(method.input_type, exclude):
             schema = schemas.field(field)
             parameter: dict[str, Any] = {"name": name, "in": "query", "schema": schema}
+            if _required_path(method.input_type, name):
+                parameter["required"] = True
             if field.is_repeated:
                 parameter.update(style="form", explode=True)
             parameters.append(parameter)
@@ -396,19 +449,14 @@ def _operation(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:
     parameters.append({"$ref": "#/components/parameters/RequestId"})
     operation["parameters"] = parameters
     if binding.body:
-        body_schema = (
-            schemas.ref(method.input_type)
-            if binding.body == "*"
-            else schemas.field(method.input_type.fields_by_name[binding.body], described=False)
-        )
-        # Required although the server reads an empty body as the message's defaults: the
-        # contract asks clients for one, so generated clients always send it.
         operation["requestBody"] = {
+            # The server refuses a request without a body (BAD_ENCODING), as this says.
             "required": True,
             "description": (
-                "Proto3 JSON; an empty object (or body) leaves every field at its default."
+                "Proto3 JSON. An empty object leaves every field at its default; an absent "
+                "(empty) body is refused with `BAD_ENCODING`."
             ),
-            "content": {"application/json": {"schema": body_schema}},
+            "content": {"application/json": {"schema": _body_schema(binding, schemas)}},
         }
     operation["responses"] = {
         "200": _success(binding, schemas),
@@ -417,6 +465,34 @@ def _operation(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:
     if takes_query_token(method.name, binding.verb):
         operation["security"] = [*_SECURITY, *_QUERY_TOKEN_SECURITY]
     return operation
+
+
+def _body_schema(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:
+    """The request body's schema, without the fields the route binds from its path (the server
+    takes those from the path and ignores them in the body)."""
+    method = binding.method
+    bound = binding.bound_field_paths
+    name = f"{method.containing_service.full_name}.{binding.operation_id}Body"
+    if binding.body == "*":
+        return schemas.body(name, method.input_type, bound)
+    field = method.input_type.fields_by_name[binding.body]
+    prefix = field.name + "."
+    inner = frozenset(path.removeprefix(prefix) for path in bound if path.startswith(prefix))
+    if not inner:
+        return schemas.field(field, described=False)
+    return schemas.body(name, message_type_of(field), inner)
+
+
+def _required_path(descriptor: Descriptor, json_path: str) -> bool:
+    """Whether a query parameter (a dotted path of JSON names) must be sent: every field on
+    the way to it is ``REQUIRED``, so the request is refused without it."""
+    for step in json_path.split("."):
+        field = next(f for f in descriptor.fields if f.json_name == step)
+        if not is_required(field):
+            return False
+        if field.type == _F.TYPE_MESSAGE:
+            descriptor = message_type_of(field)
+    return True
 
 
 def _success(binding: HttpBinding, schemas: _Schemas) -> dict[str, Any]:

@@ -289,8 +289,8 @@ def bind_request(
     The body (when the rule has one) is proto3 canonical JSON with unknown fields refused; query
     parameters fill the fields the body does not cover (none when the body is ``*``); path
     variables are applied last and override both. Raises ApiError ``BAD_ENCODING`` for a body
-    that does not decode and ``INVALID_ARGUMENT`` for a query parameter that names no field or
-    does not decode.
+    that is missing or does not decode and ``INVALID_ARGUMENT`` for a query parameter that names
+    no field or does not decode.
     """
     request = binding.request_class()
     tree: dict[str, Any] = {}
@@ -331,14 +331,22 @@ def bind_request(
 
 
 def _decode_body(body: bytes) -> object:
-    """The body's JSON document (an empty body is an empty object, as gRPC transcoding has it).
+    """The body's JSON document.
+
+    An empty body (or one of whitespace only) is refused: the OpenAPI document marks every body
+    required, and reading none as the message's defaults (as gRPC transcoding does) turned a
+    client's lost body into a request for defaults, refused later for a reason that named some
+    field rather than the missing body. ``{}`` is how a client asks for every default.
 
     Duplicate keys are refused: JSON leaves their meaning open and proto3 JSON forbids them. So
     are unpaired surrogates (``"\\ud800"`` alone): they are not Unicode text, and protobuf's
     parser, which refuses them in a string field, fails on them elsewhere (an enum's name).
     """
     if not body.strip():
-        return {}
+        raise ApiError(
+            "BAD_ENCODING",
+            "the request body is missing: this route takes a JSON object ({} for every default)",
+        )
     try:
         text = body.decode("utf-8")
         document = _DECODER.decode(text)

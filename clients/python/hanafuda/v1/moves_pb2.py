@@ -22,18 +22,21 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from hanafuda.v1 import cards_pb2 as hanafuda_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17hanafuda/v1/moves.proto\x12\x0bhanafuda.v1\x1a\x17hanafuda/v1/cards.proto\"\x83\x01\n\x04Move\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.MoveKindR\x04kind\x12%\n\x04\x63\x61rd\x18\x02 \x01(\x0e\x32\x11.hanafuda.v1.CardR\x04\x63\x61rd\x12)\n\x06target\x18\x03 \x01(\x0e\x32\x11.hanafuda.v1.CardR\x06target*\xe7\x01\n\x08MoveKind\x12\x19\n\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eMOVE_KIND_PLAY\x10\x01\x12\x1b\n\x17MOVE_KIND_CHOOSE_TARGET\x10\x02\x12\x14\n\x10MOVE_KIND_KOIKOI\x10\x03\x12\x12\n\x0eMOVE_KIND_STOP\x10\x04\x12\x12\n\x0eMOVE_KIND_SAGE\x10\x05\x12\x13\n\x0fMOVE_KIND_SHOBU\x10\x06\x12\x12\n\x0eMOVE_KIND_JOIN\x10\x07\x12\x12\n\x0eMOVE_KIND_DROP\x10\x08\x12\x14\n\x10MOVE_KIND_RESIGN\x10\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17hanafuda/v1/moves.proto\x12\x0bhanafuda.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x17hanafuda/v1/cards.proto\"\x89\x01\n\x04Move\x12/\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.MoveKindB\x04\xe2\x41\x01\x02R\x04kind\x12%\n\x04\x63\x61rd\x18\x02 \x01(\x0e\x32\x11.hanafuda.v1.CardR\x04\x63\x61rd\x12)\n\x06target\x18\x03 \x01(\x0e\x32\x11.hanafuda.v1.CardR\x06target*\xe7\x01\n\x08MoveKind\x12\x19\n\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eMOVE_KIND_PLAY\x10\x01\x12\x1b\n\x17MOVE_KIND_CHOOSE_TARGET\x10\x02\x12\x14\n\x10MOVE_KIND_KOIKOI\x10\x03\x12\x12\n\x0eMOVE_KIND_STOP\x10\x04\x12\x12\n\x0eMOVE_KIND_SAGE\x10\x05\x12\x13\n\x0fMOVE_KIND_SHOBU\x10\x06\x12\x12\n\x0eMOVE_KIND_JOIN\x10\x07\x12\x12\n\x0eMOVE_KIND_DROP\x10\x08\x12\x14\n\x10MOVE_KIND_RESIGN\x10\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hanafuda.v1.moves_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_MOVEKIND']._serialized_start=200
-  _globals['_MOVEKIND']._serialized_end=431
-  _globals['_MOVE']._serialized_start=66
-  _globals['_MOVE']._serialized_end=197
+  _globals['_MOVE'].fields_by_name['kind']._loaded_options = None
+  _globals['_MOVE'].fields_by_name['kind']._serialized_options = b'\342A\001\002'
+  _globals['_MOVEKIND']._serialized_start=239
+  _globals['_MOVEKIND']._serialized_end=470
+  _globals['_MOVE']._serialized_start=99
+  _globals['_MOVE']._serialized_end=236
 # @@protoc_insertion_point(module_scope)

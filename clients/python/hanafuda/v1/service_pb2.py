@@ -23,6 +23,7 @@ _sym_db = _symbol_database.Default()
 
 
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from hanafuda.v1 import cards_pb2 as hanafuda_dot_v1_dot_cards__pb2
 from hanafuda.v1 import events_pb2 as hanafuda_dot_v1_dot_events__pb2
 from hanafuda.v1 import game_pb2 as hanafuda_dot_v1_dot_game__pb2
@@ -32,13 +33,39 @@ from hanafuda.v1 import rules_pb2 as hanafuda_dot_v1_dot_rules__pb2
 from hanafuda.v1 import scoring_pb2 as hanafuda_dot_v1_dot_scoring__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19hanafuda/v1/service.proto\x12\x0bhanafuda.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17hanafuda/v1/cards.proto\x1a\x18hanafuda/v1/events.proto\x1a\x16hanafuda/v1/game.proto\x1a\x17hanafuda/v1/moves.proto\x1a\x16hanafuda/v1/play.proto\x1a\x17hanafuda/v1/rules.proto\x1a\x19hanafuda/v1/scoring.proto\"?\n\x12ListPresetsRequest\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.GameKindR\x04kind\"D\n\x13ListPresetsResponse\x12-\n\x07presets\x18\x01 \x03(\x0b\x32\x13.hanafuda.v1.PresetR\x07presets\"\xc4\x02\n\x12ScoreKoiKoiRequest\x12\x16\n\x06preset\x18\x01 \x01(\tR\x06preset\x12\x36\n\toverrides\x18\x02 \x01(\x0b\x32\x18.hanafuda.v1.KoiKoiRulesR\toverrides\x12-\n\x08\x63\x61ptured\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x08\x63\x61ptured\x12\x1f\n\x0bround_month\x18\x04 \x01(\rR\nroundMonth\x12(\n\x10own_koikoi_calls\x18\x05 \x01(\rR\x0eownKoikoiCalls\x12\x32\n\x15opponent_koikoi_calls\x18\x06 \x01(\rR\x13opponentKoikoiCalls\x12\x30\n\x14opponent_yaku_points\x18\x07 \x01(\rR\x12opponentYakuPoints\"H\n\x13ScoreKoiKoiResponse\x12\x31\n\x05score\x18\x01 \x01(\x0b\x32\x1b.hanafuda.v1.ScoreBreakdownR\x05score\"B\n\x19\x43lassifyKoiKoiHandRequest\x12%\n\x04hand\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x04hand\"S\n\x1a\x43lassifyKoiKoiHandResponse\x12\x35\n\x07matches\x18\x01 \x03(\x0b\x32\x1b.hanafuda.v1.DealCheckMatchR\x07matches\"F\n\x1d\x43lassifyHachiHachiHandRequest\x12%\n\x04hand\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x04hand\"M\n\x1e\x43lassifyHachiHachiHandResponse\x12+\n\x06teyaku\x18\x01 \x01(\x0b\x32\x13.hanafuda.v1.TeyakuR\x06teyaku\"O\n\x1eScoreHachiHachiCapturesRequest\x12-\n\x08\x63\x61ptured\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x08\x63\x61ptured\"\x8a\x01\n\x1fScoreHachiHachiCapturesResponse\x12\x31\n\x08\x64\x65kiyaku\x18\x01 \x03(\x0b\x32\x15.hanafuda.v1.DekiyakuR\x08\x64\x65kiyaku\x12\x14\n\x05\x63ount\x18\x02 \x01(\rR\x05\x63ount\x12\x1e\n\ndifference\x18\x03 \x01(\x11R\ndifference\"y\n\x1cSettleHachiHachiRoundRequest\x12\x16\n\x06\x63ounts\x18\x01 \x03(\rR\x06\x63ounts\x12)\n\x10\x66ield_multiplier\x18\x02 \x01(\rR\x0f\x66ieldMultiplier\x12\x16\n\x06\x64\x65\x61ler\x18\x03 \x01(\rR\x06\x64\x65\x61ler\"\xd3\x01\n\x1dSettleHachiHachiRoundResponse\x12.\n\x06\x63ounts\x18\x01 \x03(\x0b\x32\x16.hanafuda.v1.CardCountR\x06\x63ounts\x12\x31\n\x08\x64\x65kiyaku\x18\x02 \x03(\x0b\x32\x15.hanafuda.v1.DekiyakuR\x08\x64\x65kiyaku\x12\x30\n\x08payments\x18\x03 \x03(\x0b\x32\x14.hanafuda.v1.PaymentR\x08payments\x12\x1d\n\nnet_halves\x18\x04 \x03(\x03R\tnetHalves\"\x8c\x01\n\x13ListCapturesRequest\x12%\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.CardR\x04\x63\x61rd\x12\'\n\x05\x66ield\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x05\x66ield\x12%\n\x0elightning_wild\x18\x03 \x01(\x08R\rlightningWild\"L\n\x14ListCapturesResponse\x12\x34\n\x07options\x18\x01 \x03(\x0b\x32\x1a.hanafuda.v1.CaptureOptionR\x07options\"\x83\x04\n\x11\x43reateGameRequest\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.GameKindR\x04kind\x12\x16\n\x06preset\x18\x02 \x01(\tR\x06preset\x12\x33\n\x07koi_koi\x18\x03 \x01(\x0b\x32\x18.hanafuda.v1.KoiKoiRulesH\x00R\x06koiKoi\x12?\n\x0bhachi_hachi\x18\x04 \x01(\x0b\x32\x1c.hanafuda.v1.HachiHachiRulesH\x00R\nhachiHachi\x12\x18\n\x07players\x18\x05 \x03(\tR\x07players\x12&\n\x0c\x66irst_dealer\x18\x06 \x01(\rH\x01R\x0b\x66irstDealer\x88\x01\x01\x12\x17\n\x04seed\x18\x07 \x01(\x04H\x02R\x04seed\x88\x01\x01\x12\x38\n\x0eprepared_deals\x18\x08 \x03(\x0b\x32\x11.hanafuda.v1.DealR\rpreparedDeals\x12/\n\x05\x63lock\x18\t \x01(\x0b\x32\x19.hanafuda.v1.ClockOptionsR\x05\x63lock\x12)\n\x04\x62ots\x18\n \x03(\x0e\x32\x15.hanafuda.v1.BotLevelR\x04\x62ots\x12\x1d\n\nrequest_id\x18\x0b \x01(\tR\trequestIdB\x0b\n\toverridesB\x0f\n\r_first_dealerB\x07\n\x05_seed\"x\n\x12\x43reateGameResponse\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12#\n\rplayer_tokens\x18\x02 \x03(\tR\x0cplayerTokens\x12)\n\x04view\x18\x03 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\"G\n\x0eGetGameRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12!\n\x0cwait_seconds\x18\x02 \x01(\rR\x0bwaitSeconds\"<\n\x0fGetGameResponse\x12)\n\x04view\x18\x01 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\"\xf7\x01\n\x11SubmitMoveRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12%\n\x04move\x18\x02 \x01(\x0b\x32\x11.hanafuda.v1.MoveR\x04move\x12\x17\n\x04seat\x18\x03 \x01(\rH\x00R\x04seat\x88\x01\x01\x12.\n\x10\x65xpected_version\x18\x04 \x01(\x04H\x01R\x0f\x65xpectedVersion\x88\x01\x01\x12\x1d\n\nrequest_id\x18\x05 \x01(\tR\trequestId\x12!\n\x0cwait_seconds\x18\x06 \x01(\rR\x0bwaitSecondsB\x07\n\x05_seatB\x13\n\x11_expected_version\"\x85\x01\n\x12SubmitMoveResponse\x12*\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.hanafuda.v1.EventR\x06\x65vents\x12)\n\x04view\x18\x02 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\x12\x18\n\x07version\x18\x03 \x01(\x04R\x07version\"_\n\x10WatchGameRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12&\n\x0c\x66rom_version\x18\x02 \x01(\x04H\x00R\x0b\x66romVersion\x88\x01\x01\x42\x0f\n\r_from_version\"\x84\x01\n\x11WatchGameResponse\x12*\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.hanafuda.v1.EventR\x06\x65vents\x12)\n\x04view\x18\x02 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\x12\x18\n\x07version\x18\x03 \x01(\x04R\x07version\"c\n\x11GetGameLogRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n\tpage_size\x18\x02 \x01(\rR\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"\xb9\x01\n\x12GetGameLogResponse\x12*\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.hanafuda.v1.EventR\x06\x65vents\x12\x17\n\x04seed\x18\x02 \x01(\x04H\x00R\x04seed\x88\x01\x01\x12-\n\x05\x64\x65\x61ls\x18\x03 \x03(\x0b\x32\x17.hanafuda.v1.DealRecordR\x05\x64\x65\x61ls\x12&\n\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageTokenB\x07\n\x05_seed2\xf0\x0b\n\x0eRefereeService\x12k\n\x0bListPresets\x12\x1f.hanafuda.v1.ListPresetsRequest\x1a .hanafuda.v1.ListPresetsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/rules/presets\x12s\n\x0bScoreKoiKoi\x12\x1f.hanafuda.v1.ScoreKoiKoiRequest\x1a .hanafuda.v1.ScoreKoiKoiResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/rules/koikoi:score:\x01*\x12\x8f\x01\n\x12\x43lassifyKoiKoiHand\x12&.hanafuda.v1.ClassifyKoiKoiHandRequest\x1a\'.hanafuda.v1.ClassifyKoiKoiHandResponse\"(\x82\xd3\xe4\x93\x02\"\"\x1d/v1/rules/koikoi:classifyHand:\x01*\x12\x9f\x01\n\x16\x43lassifyHachiHachiHand\x12*.hanafuda.v1.ClassifyHachiHachiHandRequest\x1a+.hanafuda.v1.ClassifyHachiHachiHandResponse\",\x82\xd3\xe4\x93\x02&\"!/v1/rules/hachihachi:classifyHand:\x01*\x12\xa3\x01\n\x17ScoreHachiHachiCaptures\x12+.hanafuda.v1.ScoreHachiHachiCapturesRequest\x1a,.hanafuda.v1.ScoreHachiHachiCapturesResponse\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/rules/hachihachi:scoreCaptures:\x01*\x12\x96\x01\n\x15SettleHachiHachiRound\x12).hanafuda.v1.SettleHachiHachiRoundRequest\x1a*.hanafuda.v1.SettleHachiHachiRoundResponse\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/rules/hachihachi:settle:\x01*\x12v\n\x0cListCaptures\x12 .hanafuda.v1.ListCapturesRequest\x1a!.hanafuda.v1.ListCapturesResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/rules:listCaptures:\x01*\x12\x63\n\nCreateGame\x12\x1e.hanafuda.v1.CreateGameRequest\x1a\x1f.hanafuda.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12^\n\x07GetGame\x12\x1b.hanafuda.v1.GetGameRequest\x1a\x1c.hanafuda.v1.GetGameResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/games/{game}\x12p\n\nSubmitMove\x12\x1e.hanafuda.v1.SubmitMoveRequest\x1a\x1f.hanafuda.v1.SubmitMoveResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/games/{game}/moves:\x01*\x12m\n\tWatchGame\x12\x1d.hanafuda.v1.WatchGameRequest\x1a\x1e.hanafuda.v1.WatchGameResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/games/{game}/events0\x01\x12k\n\nGetGameLog\x12\x1e.hanafuda.v1.GetGameLogRequest\x1a\x1f.hanafuda.v1.GetGameLogResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/games/{game}/logb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19hanafuda/v1/service.proto\x12\x0bhanafuda.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x17hanafuda/v1/cards.proto\x1a\x18hanafuda/v1/events.proto\x1a\x16hanafuda/v1/game.proto\x1a\x17hanafuda/v1/moves.proto\x1a\x16hanafuda/v1/play.proto\x1a\x17hanafuda/v1/rules.proto\x1a\x19hanafuda/v1/scoring.proto\"?\n\x12ListPresetsRequest\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.GameKindR\x04kind\"D\n\x13ListPresetsResponse\x12-\n\x07presets\x18\x01 \x03(\x0b\x32\x13.hanafuda.v1.PresetR\x07presets\"\xca\x02\n\x12ScoreKoiKoiRequest\x12\x16\n\x06preset\x18\x01 \x01(\tR\x06preset\x12\x36\n\toverrides\x18\x02 \x01(\x0b\x32\x18.hanafuda.v1.KoiKoiRulesR\toverrides\x12-\n\x08\x63\x61ptured\x18\x03 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x08\x63\x61ptured\x12%\n\x0bround_month\x18\x04 \x01(\rB\x04\xe2\x41\x01\x02R\nroundMonth\x12(\n\x10own_koikoi_calls\x18\x05 \x01(\rR\x0eownKoikoiCalls\x12\x32\n\x15opponent_koikoi_calls\x18\x06 \x01(\rR\x13opponentKoikoiCalls\x12\x30\n\x14opponent_yaku_points\x18\x07 \x01(\rR\x12opponentYakuPoints\"H\n\x13ScoreKoiKoiResponse\x12\x31\n\x05score\x18\x01 \x01(\x0b\x32\x1b.hanafuda.v1.ScoreBreakdownR\x05score\"H\n\x19\x43lassifyKoiKoiHandRequest\x12+\n\x04hand\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.CardB\x04\xe2\x41\x01\x02R\x04hand\"S\n\x1a\x43lassifyKoiKoiHandResponse\x12\x35\n\x07matches\x18\x01 \x03(\x0b\x32\x1b.hanafuda.v1.DealCheckMatchR\x07matches\"L\n\x1d\x43lassifyHachiHachiHandRequest\x12+\n\x04hand\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.CardB\x04\xe2\x41\x01\x02R\x04hand\"M\n\x1e\x43lassifyHachiHachiHandResponse\x12+\n\x06teyaku\x18\x01 \x01(\x0b\x32\x13.hanafuda.v1.TeyakuR\x06teyaku\"O\n\x1eScoreHachiHachiCapturesRequest\x12-\n\x08\x63\x61ptured\x18\x01 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x08\x63\x61ptured\"\x8a\x01\n\x1fScoreHachiHachiCapturesResponse\x12\x31\n\x08\x64\x65kiyaku\x18\x01 \x03(\x0b\x32\x15.hanafuda.v1.DekiyakuR\x08\x64\x65kiyaku\x12\x14\n\x05\x63ount\x18\x02 \x01(\rR\x05\x63ount\x12\x1e\n\ndifference\x18\x03 \x01(\x11R\ndifference\"\x85\x01\n\x1cSettleHachiHachiRoundRequest\x12\x1c\n\x06\x63ounts\x18\x01 \x03(\rB\x04\xe2\x41\x01\x02R\x06\x63ounts\x12/\n\x10\x66ield_multiplier\x18\x02 \x01(\rB\x04\xe2\x41\x01\x02R\x0f\x66ieldMultiplier\x12\x16\n\x06\x64\x65\x61ler\x18\x03 \x01(\rR\x06\x64\x65\x61ler\"\xd3\x01\n\x1dSettleHachiHachiRoundResponse\x12.\n\x06\x63ounts\x18\x01 \x03(\x0b\x32\x16.hanafuda.v1.CardCountR\x06\x63ounts\x12\x31\n\x08\x64\x65kiyaku\x18\x02 \x03(\x0b\x32\x15.hanafuda.v1.DekiyakuR\x08\x64\x65kiyaku\x12\x30\n\x08payments\x18\x03 \x03(\x0b\x32\x14.hanafuda.v1.PaymentR\x08payments\x12\x1d\n\nnet_halves\x18\x04 \x03(\x03R\tnetHalves\"\x92\x01\n\x13ListCapturesRequest\x12+\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x11.hanafuda.v1.CardB\x04\xe2\x41\x01\x02R\x04\x63\x61rd\x12\'\n\x05\x66ield\x18\x02 \x03(\x0e\x32\x11.hanafuda.v1.CardR\x05\x66ield\x12%\n\x0elightning_wild\x18\x03 \x01(\x08R\rlightningWild\"L\n\x14ListCapturesResponse\x12\x34\n\x07options\x18\x01 \x03(\x0b\x32\x1a.hanafuda.v1.CaptureOptionR\x07options\"\x8f\x04\n\x11\x43reateGameRequest\x12/\n\x04kind\x18\x01 \x01(\x0e\x32\x15.hanafuda.v1.GameKindB\x04\xe2\x41\x01\x02R\x04kind\x12\x16\n\x06preset\x18\x02 \x01(\tR\x06preset\x12\x33\n\x07koi_koi\x18\x03 \x01(\x0b\x32\x18.hanafuda.v1.KoiKoiRulesH\x00R\x06koiKoi\x12?\n\x0bhachi_hachi\x18\x04 \x01(\x0b\x32\x1c.hanafuda.v1.HachiHachiRulesH\x00R\nhachiHachi\x12\x1e\n\x07players\x18\x05 \x03(\tB\x04\xe2\x41\x01\x02R\x07players\x12&\n\x0c\x66irst_dealer\x18\x06 \x01(\rH\x01R\x0b\x66irstDealer\x88\x01\x01\x12\x17\n\x04seed\x18\x07 \x01(\x04H\x02R\x04seed\x88\x01\x01\x12\x38\n\x0eprepared_deals\x18\x08 \x03(\x0b\x32\x11.hanafuda.v1.DealR\rpreparedDeals\x12/\n\x05\x63lock\x18\t \x01(\x0b\x32\x19.hanafuda.v1.ClockOptionsR\x05\x63lock\x12)\n\x04\x62ots\x18\n \x03(\x0e\x32\x15.hanafuda.v1.BotLevelR\x04\x62ots\x12\x1d\n\nrequest_id\x18\x0b \x01(\tR\trequestIdB\x0b\n\toverridesB\x0f\n\r_first_dealerB\x07\n\x05_seed\"x\n\x12\x43reateGameResponse\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12#\n\rplayer_tokens\x18\x02 \x03(\tR\x0cplayerTokens\x12)\n\x04view\x18\x03 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\"M\n\x0eGetGameRequest\x12\x18\n\x04game\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02R\x04game\x12!\n\x0cwait_seconds\x18\x02 \x01(\rR\x0bwaitSeconds\"<\n\x0fGetGameResponse\x12)\n\x04view\x18\x01 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\"\x83\x02\n\x11SubmitMoveRequest\x12\x18\n\x04game\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02R\x04game\x12+\n\x04move\x18\x02 \x01(\x0b\x32\x11.hanafuda.v1.MoveB\x04\xe2\x41\x01\x02R\x04move\x12\x17\n\x04seat\x18\x03 \x01(\rH\x00R\x04seat\x88\x01\x01\x12.\n\x10\x65xpected_version\x18\x04 \x01(\x04H\x01R\x0f\x65xpectedVersion\x88\x01\x01\x12\x1d\n\nrequest_id\x18\x05 \x01(\tR\trequestId\x12!\n\x0cwait_seconds\x18\x06 \x01(\rR\x0bwaitSecondsB\x07\n\x05_seatB\x13\n\x11_expected_version\"\x85\x01\n\x12SubmitMoveResponse\x12*\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.hanafuda.v1.EventR\x06\x65vents\x12)\n\x04view\x18\x02 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\x12\x18\n\x07version\x18\x03 \x01(\x04R\x07version\"e\n\x10WatchGameRequest\x12\x18\n\x04game\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02R\x04game\x12&\n\x0c\x66rom_version\x18\x02 \x01(\x04H\x00R\x0b\x66romVersion\x88\x01\x01\x42\x0f\n\r_from_version\"\x84\x01\n\x11WatchGameResponse\x12*\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.hanafuda.v1.EventR\x06\x65vents\x12)\n\x04view\x18\x02 \x01(\x0b\x32\x15.hanafuda.v1.GameViewR\x04view\x12\x18\n\x07version\x18\x03 \x01(\x04R\x07version\"i\n\x11GetGameLogRequest\x12\x18\n\x04game\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02R\x04game\x12\x1b\n\tpage_size\x18\x02 \x01(\rR\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"\xb9\x01\n\x12GetGameLogResponse\x12*\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.hanafuda.v1.EventR\x06\x65vents\x12\x17\n\x04seed\x18\x02 \x01(\x04H\x00R\x04seed\x88\x01\x01\x12-\n\x05\x64\x65\x61ls\x18\x03 \x03(\x0b\x32\x17.hanafuda.v1.DealRecordR\x05\x64\x65\x61ls\x12&\n\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageTokenB\x07\n\x05_seed2\xf0\x0b\n\x0eRefereeService\x12k\n\x0bListPresets\x12\x1f.hanafuda.v1.ListPresetsRequest\x1a .hanafuda.v1.ListPresetsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/rules/presets\x12s\n\x0bScoreKoiKoi\x12\x1f.hanafuda.v1.ScoreKoiKoiRequest\x1a .hanafuda.v1.ScoreKoiKoiResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/rules/koikoi:score:\x01*\x12\x8f\x01\n\x12\x43lassifyKoiKoiHand\x12&.hanafuda.v1.ClassifyKoiKoiHandRequest\x1a\'.hanafuda.v1.ClassifyKoiKoiHandResponse\"(\x82\xd3\xe4\x93\x02\"\"\x1d/v1/rules/koikoi:classifyHand:\x01*\x12\x9f\x01\n\x16\x43lassifyHachiHachiHand\x12*.hanafuda.v1.ClassifyHachiHachiHandRequest\x1a+.hanafuda.v1.ClassifyHachiHachiHandResponse\",\x82\xd3\xe4\x93\x02&\"!/v1/rules/hachihachi:classifyHand:\x01*\x12\xa3\x01\n\x17ScoreHachiHachiCaptures\x12+.hanafuda.v1.ScoreHachiHachiCapturesRequest\x1a,.hanafuda.v1.ScoreHachiHachiCapturesResponse\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/rules/hachihachi:scoreCaptures:\x01*\x12\x96\x01\n\x15SettleHachiHachiRound\x12).hanafuda.v1.SettleHachiHachiRoundRequest\x1a*.hanafuda.v1.SettleHachiHachiRoundResponse\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/rules/hachihachi:settle:\x01*\x12v\n\x0cListCaptures\x12 .hanafuda.v1.ListCapturesRequest\x1a!.hanafuda.v1.ListCapturesResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/rules:listCaptures:\x01*\x12\x63\n\nCreateGame\x12\x1e.hanafuda.v1.CreateGameRequest\x1a\x1f.hanafuda.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12^\n\x07GetGame\x12\x1b.hanafuda.v1.GetGameRequest\x1a\x1c.hanafuda.v1.GetGameResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/games/{game}\x12p\n\nSubmitMove\x12\x1e.hanafuda.v1.SubmitMoveRequest\x1a\x1f.hanafuda.v1.SubmitMoveResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/games/{game}/moves:\x01*\x12m\n\tWatchGame\x12\x1d.hanafuda.v1.WatchGameRequest\x1a\x1e.hanafuda.v1.WatchGameResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/games/{game}/events0\x01\x12k\n\nGetGameLog\x12\x1e.hanafuda.v1.GetGameLogRequest\x1a\x1f.hanafuda.v1.GetGameLogResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/games/{game}/logb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hanafuda.v1.service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SCOREKOIKOIREQUEST'].fields_by_name['round_month']._loaded_options = None
+  _globals['_SCOREKOIKOIREQUEST'].fields_by_name['round_month']._serialized_options = b'\342A\001\002'
+  _globals['_CLASSIFYKOIKOIHANDREQUEST'].fields_by_name['hand']._loaded_options = None
+  _globals['_CLASSIFYKOIKOIHANDREQUEST'].fields_by_name['hand']._serialized_options = b'\342A\001\002'
+  _globals['_CLASSIFYHACHIHACHIHANDREQUEST'].fields_by_name['hand']._loaded_options = None
+  _globals['_CLASSIFYHACHIHACHIHANDREQUEST'].fields_by_name['hand']._serialized_options = b'\342A\001\002'
+  _globals['_SETTLEHACHIHACHIROUNDREQUEST'].fields_by_name['counts']._loaded_options = None
+  _globals['_SETTLEHACHIHACHIROUNDREQUEST'].fields_by_name['counts']._serialized_options = b'\342A\001\002'
+  _globals['_SETTLEHACHIHACHIROUNDREQUEST'].fields_by_name['field_multiplier']._loaded_options = None
+  _globals['_SETTLEHACHIHACHIROUNDREQUEST'].fields_by_name['field_multiplier']._serialized_options = b'\342A\001\002'
+  _globals['_LISTCAPTURESREQUEST'].fields_by_name['card']._loaded_options = None
+  _globals['_LISTCAPTURESREQUEST'].fields_by_name['card']._serialized_options = b'\342A\001\002'
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['kind']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['kind']._serialized_options = b'\342A\001\002'
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['players']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['players']._serialized_options = b'\342A\001\002'
+  _globals['_GETGAMEREQUEST'].fields_by_name['game']._loaded_options = None
+  _globals['_GETGAMEREQUEST'].fields_by_name['game']._serialized_options = b'\342A\001\002'
+  _globals['_SUBMITMOVEREQUEST'].fields_by_name['game']._loaded_options = None
+  _globals['_SUBMITMOVEREQUEST'].fields_by_name['game']._serialized_options = b'\342A\001\002'
+  _globals['_SUBMITMOVEREQUEST'].fields_by_name['move']._loaded_options = None
+  _globals['_SUBMITMOVEREQUEST'].fields_by_name['move']._serialized_options = b'\342A\001\002'
+  _globals['_WATCHGAMEREQUEST'].fields_by_name['game']._loaded_options = None
+  _globals['_WATCHGAMEREQUEST'].fields_by_name['game']._serialized_options = b'\342A\001\002'
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['game']._loaded_options = None
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['game']._serialized_options = b'\342A\001\002'
   _globals['_REFEREESERVICE'].methods_by_name['ListPresets']._loaded_options = None
   _globals['_REFEREESERVICE'].methods_by_name['ListPresets']._serialized_options = b'\202\323\344\223\002\023\022\021/v1/rules/presets'
   _globals['_REFEREESERVICE'].methods_by_name['ScoreKoiKoi']._loaded_options = None
@@ -63,54 +90,54 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REFEREESERVICE'].methods_by_name['WatchGame']._serialized_options = b'\202\323\344\223\002\031\022\027/v1/games/{game}/events'
   _globals['_REFEREESERVICE'].methods_by_name['GetGameLog']._loaded_options = None
   _globals['_REFEREESERVICE'].methods_by_name['GetGameLog']._serialized_options = b'\202\323\344\223\002\026\022\024/v1/games/{game}/log'
-  _globals['_LISTPRESETSREQUEST']._serialized_start=248
-  _globals['_LISTPRESETSREQUEST']._serialized_end=311
-  _globals['_LISTPRESETSRESPONSE']._serialized_start=313
-  _globals['_LISTPRESETSRESPONSE']._serialized_end=381
-  _globals['_SCOREKOIKOIREQUEST']._serialized_start=384
-  _globals['_SCOREKOIKOIREQUEST']._serialized_end=708
-  _globals['_SCOREKOIKOIRESPONSE']._serialized_start=710
-  _globals['_SCOREKOIKOIRESPONSE']._serialized_end=782
-  _globals['_CLASSIFYKOIKOIHANDREQUEST']._serialized_start=784
-  _globals['_CLASSIFYKOIKOIHANDREQUEST']._serialized_end=850
-  _globals['_CLASSIFYKOIKOIHANDRESPONSE']._serialized_start=852
-  _globals['_CLASSIFYKOIKOIHANDRESPONSE']._serialized_end=935
-  _globals['_CLASSIFYHACHIHACHIHANDREQUEST']._serialized_start=937
-  _globals['_CLASSIFYHACHIHACHIHANDREQUEST']._serialized_end=1007
-  _globals['_CLASSIFYHACHIHACHIHANDRESPONSE']._serialized_start=1009
-  _globals['_CLASSIFYHACHIHACHIHANDRESPONSE']._serialized_end=1086
-  _globals['_SCOREHACHIHACHICAPTURESREQUEST']._serialized_start=1088
-  _globals['_SCOREHACHIHACHICAPTURESREQUEST']._serialized_end=1167
-  _globals['_SCOREHACHIHACHICAPTURESRESPONSE']._serialized_start=1170
-  _globals['_SCOREHACHIHACHICAPTURESRESPONSE']._serialized_end=1308
-  _globals['_SETTLEHACHIHACHIROUNDREQUEST']._serialized_start=1310
-  _globals['_SETTLEHACHIHACHIROUNDREQUEST']._serialized_end=1431
-  _globals['_SETTLEHACHIHACHIROUNDRESPONSE']._serialized_start=1434
-  _globals['_SETTLEHACHIHACHIROUNDRESPONSE']._serialized_end=1645
-  _globals['_LISTCAPTURESREQUEST']._serialized_start=1648
-  _globals['_LISTCAPTURESREQUEST']._serialized_end=1788
-  _globals['_LISTCAPTURESRESPONSE']._serialized_start=1790
-  _globals['_LISTCAPTURESRESPONSE']._serialized_end=1866
-  _globals['_CREATEGAMEREQUEST']._serialized_start=1869
-  _globals['_CREATEGAMEREQUEST']._serialized_end=2384
-  _globals['_CREATEGAMERESPONSE']._serialized_start=2386
-  _globals['_CREATEGAMERESPONSE']._serialized_end=2506
-  _globals['_GETGAMEREQUEST']._serialized_start=2508
-  _globals['_GETGAMEREQUEST']._serialized_end=2579
-  _globals['_GETGAMERESPONSE']._serialized_start=2581
-  _globals['_GETGAMERESPONSE']._serialized_end=2641
-  _globals['_SUBMITMOVEREQUEST']._serialized_start=2644
-  _globals['_SUBMITMOVEREQUEST']._serialized_end=2891
-  _globals['_SUBMITMOVERESPONSE']._serialized_start=2894
-  _globals['_SUBMITMOVERESPONSE']._serialized_end=3027
-  _globals['_WATCHGAMEREQUEST']._serialized_start=3029
-  _globals['_WATCHGAMEREQUEST']._serialized_end=3124
-  _globals['_WATCHGAMERESPONSE']._serialized_start=3127
-  _globals['_WATCHGAMERESPONSE']._serialized_end=3259
-  _globals['_GETGAMELOGREQUEST']._serialized_start=3261
-  _globals['_GETGAMELOGREQUEST']._serialized_end=3360
-  _globals['_GETGAMELOGRESPONSE']._serialized_start=3363
-  _globals['_GETGAMELOGRESPONSE']._serialized_end=3548
-  _globals['_REFEREESERVICE']._serialized_start=3551
-  _globals['_REFEREESERVICE']._serialized_end=5071
+  _globals['_LISTPRESETSREQUEST']._serialized_start=281
+  _globals['_LISTPRESETSREQUEST']._serialized_end=344
+  _globals['_LISTPRESETSRESPONSE']._serialized_start=346
+  _globals['_LISTPRESETSRESPONSE']._serialized_end=414
+  _globals['_SCOREKOIKOIREQUEST']._serialized_start=417
+  _globals['_SCOREKOIKOIREQUEST']._serialized_end=747
+  _globals['_SCOREKOIKOIRESPONSE']._serialized_start=749
+  _globals['_SCOREKOIKOIRESPONSE']._serialized_end=821
+  _globals['_CLASSIFYKOIKOIHANDREQUEST']._serialized_start=823
+  _globals['_CLASSIFYKOIKOIHANDREQUEST']._serialized_end=895
+  _globals['_CLASSIFYKOIKOIHANDRESPONSE']._serialized_start=897
+  _globals['_CLASSIFYKOIKOIHANDRESPONSE']._serialized_end=980
+  _globals['_CLASSIFYHACHIHACHIHANDREQUEST']._serialized_start=982
+  _globals['_CLASSIFYHACHIHACHIHANDREQUEST']._serialized_end=1058
+  _globals['_CLASSIFYHACHIHACHIHANDRESPONSE']._serialized_start=1060
+  _globals['_CLASSIFYHACHIHACHIHANDRESPONSE']._serialized_end=1137
+  _globals['_SCOREHACHIHACHICAPTURESREQUEST']._serialized_start=1139
+  _globals['_SCOREHACHIHACHICAPTURESREQUEST']._serialized_end=1218
+  _globals['_SCOREHACHIHACHICAPTURESRESPONSE']._serialized_start=1221
+  _globals['_SCOREHACHIHACHICAPTURESRESPONSE']._serialized_end=1359
+  _globals['_SETTLEHACHIHACHIROUNDREQUEST']._serialized_start=1362
+  _globals['_SETTLEHACHIHACHIROUNDREQUEST']._serialized_end=1495
+  _globals['_SETTLEHACHIHACHIROUNDRESPONSE']._serialized_start=1498
+  _globals['_SETTLEHACHIHACHIROUNDRESPONSE']._serialized_end=1709
+  _globals['_LISTCAPTURESREQUEST']._serialized_start=1712
+  _globals['_LISTCAPTURESREQUEST']._serialized_end=1858
+  _globals['_LISTCAPTURESRESPONSE']._serialized_start=1860
+  _globals['_LISTCAPTURESRESPONSE']._serialized_end=1936
+  _globals['_CREATEGAMEREQUEST']._serialized_start=1939
+  _globals['_CREATEGAMEREQUEST']._serialized_end=2466
+  _globals['_CREATEGAMERESPONSE']._serialized_start=2468
+  _globals['_CREATEGAMERESPONSE']._serialized_end=2588
+  _globals['_GETGAMEREQUEST']._serialized_start=2590
+  _globals['_GETGAMEREQUEST']._serialized_end=2667
+  _globals['_GETGAMERESPONSE']._serialized_start=2669
+  _globals['_GETGAMERESPONSE']._serialized_end=2729
+  _globals['_SUBMITMOVEREQUEST']._serialized_start=2732
+  _globals['_SUBMITMOVEREQUEST']._serialized_end=2991
+  _globals['_SUBMITMOVERESPONSE']._serialized_start=2994
+  _globals['_SUBMITMOVERESPONSE']._serialized_end=3127
+  _globals['_WATCHGAMEREQUEST']._serialized_start=3129
+  _globals['_WATCHGAMEREQUEST']._serialized_end=3230
+  _globals['_WATCHGAMERESPONSE']._serialized_start=3233
+  _globals['_WATCHGAMERESPONSE']._serialized_end=3365
+  _globals['_GETGAMELOGREQUEST']._serialized_start=3367
+  _globals['_GETGAMELOGREQUEST']._serialized_end=3472
+  _globals['_GETGAMELOGRESPONSE']._serialized_start=3475
+  _globals['_GETGAMELOGRESPONSE']._serialized_end=3660
+  _globals['_REFEREESERVICE']._serialized_start=3663
+  _globals['_REFEREESERVICE']._serialized_end=5183
 # @@protoc_insertion_point(module_scope)

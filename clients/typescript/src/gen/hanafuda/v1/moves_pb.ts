@@ -6,6 +6,7 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Card } from "./cards_pb.js";
 import { file_hanafuda_v1_cards } from "./cards_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hanafuda/v1/moves.proto.
  */
 export const file_hanafuda_v1_moves: GenFile = /*@__PURE__*/
-  fileDesc("ChdoYW5hZnVkYS92MS9tb3Zlcy5wcm90bxILaGFuYWZ1ZGEudjEibwoETW92ZRIjCgRraW5kGAEgASgOMhUuaGFuYWZ1ZGEudjEuTW92ZUtpbmQSHwoEY2FyZBgCIAEoDjIRLmhhbmFmdWRhLnYxLkNhcmQSIQoGdGFyZ2V0GAMgASgOMhEuaGFuYWZ1ZGEudjEuQ2FyZCrnAQoITW92ZUtpbmQSGQoVTU9WRV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOTU9WRV9LSU5EX1BMQVkQARIbChdNT1ZFX0tJTkRfQ0hPT1NFX1RBUkdFVBACEhQKEE1PVkVfS0lORF9LT0lLT0kQAxISCg5NT1ZFX0tJTkRfU1RPUBAEEhIKDk1PVkVfS0lORF9TQUdFEAUSEwoPTU9WRV9LSU5EX1NIT0JVEAYSEgoOTU9WRV9LSU5EX0pPSU4QBxISCg5NT1ZFX0tJTkRfRFJPUBAIEhQKEE1PVkVfS0lORF9SRVNJR04QCWIGcHJvdG8z", [file_hanafuda_v1_cards]);
+  fileDesc("ChdoYW5hZnVkYS92MS9tb3Zlcy5wcm90bxILaGFuYWZ1ZGEudjEidQoETW92ZRIpCgRraW5kGAEgASgOMhUuaGFuYWZ1ZGEudjEuTW92ZUtpbmRCBOJBAQISHwoEY2FyZBgCIAEoDjIRLmhhbmFmdWRhLnYxLkNhcmQSIQoGdGFyZ2V0GAMgASgOMhEuaGFuYWZ1ZGEudjEuQ2FyZCrnAQoITW92ZUtpbmQSGQoVTU9WRV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOTU9WRV9LSU5EX1BMQVkQARIbChdNT1ZFX0tJTkRfQ0hPT1NFX1RBUkdFVBACEhQKEE1PVkVfS0lORF9LT0lLT0kQAxISCg5NT1ZFX0tJTkRfU1RPUBAEEhIKDk1PVkVfS0lORF9TQUdFEAUSEwoPTU9WRV9LSU5EX1NIT0JVEAYSEgoOTU9WRV9LSU5EX0pPSU4QBxISCg5NT1ZFX0tJTkRfRFJPUBAIEhQKEE1PVkVfS0lORF9SRVNJR04QCWIGcHJvdG8z", [file_google_api_field_behavior, file_hanafuda_v1_cards]);
 
 /**
  * A move. Only `MOVE_KIND_PLAY` uses `card`; only `MOVE_KIND_PLAY` and `MOVE_KIND_CHOOSE_TARGET`
