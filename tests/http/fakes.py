@@ -1,13 +1,16 @@
 """A fake referee for the HTTP transport's tests: a few methods with observable behaviour, so the
 tests see what the transport hands over (request message, caller) and what it makes of the
-answers and errors. It knows nothing of the real referee."""
+answers and errors. It knows nothing of the real referee. :class:`RecordingReferee` answers every
+RPC of the contract, empty, and records the calls."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
+from google.protobuf import message_factory
 from hanafuda.v1 import game_pb2, rules_pb2, service_pb2
 
 from hanafuda_referee.calls.caller import Caller
@@ -123,3 +126,29 @@ class FakeReferee:
             version=version,
             status=game_pb2.GAME_STATUS_IN_PROGRESS,
         )
+
+
+_SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+
+
+class RecordingReferee:
+    """Answers every RPC with an empty response, recording which method was called."""
+
+    def __init__(self) -> None:
+        self.called: list[tuple[str, Any, Caller]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        method = _SERVICE.methods_by_name.get(name)
+        if method is None:
+            raise AttributeError(name)
+        response_class = message_factory.GetMessageClass(method.output_type)
+
+        async def unary(request: Any, caller: Caller) -> Any:
+            self.called.append((name, request, caller))
+            return response_class()
+
+        async def streaming(request: Any, caller: Caller) -> AsyncIterator[Any]:
+            self.called.append((name, request, caller))
+            yield response_class()
+
+        return streaming if method.server_streaming else unary

@@ -129,22 +129,31 @@ def test_query_parameters_bind_by_proto_name_and_skip_path_bound_fields(
 
 
 @pytest.mark.parametrize(
-    ("query", "fragment"),
+    ("query", "fragment", "reason"),
     [
-        ({"kind": "GAME_KIND_CHESS"}, "kind"),
-        ({"nope": "1"}, "nope"),
-        ({"kind": ["GAME_KIND_KOI_KOI", "GAME_KIND_HACHI_HACHI"]}, "more than once"),
+        # A value that does not decode is refused as in a body (tests/http/test_strict_json.py).
+        ({"kind": "GAME_KIND_CHESS"}, "kind", "BAD_ENCODING"),
+        ({"nope": "1"}, "nope", "INVALID_ARGUMENT"),
+        (
+            {"kind": ["GAME_KIND_KOI_KOI", "GAME_KIND_HACHI_HACHI"]},
+            "more than once",
+            "INVALID_ARGUMENT",
+        ),
     ],
     ids=["bad-enum", "unknown-parameter", "repeated-singular"],
 )
 def test_bad_query_parameters_are_400(
-    client: TestClient[Litestar], referee: FakeReferee, query: dict[str, object], fragment: str
+    client: TestClient[Litestar],
+    referee: FakeReferee,
+    query: dict[str, object],
+    fragment: str,
+    reason: str,
 ) -> None:
     response = client.get("/v1/rules/presets", params=query)  # type: ignore[arg-type]
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["status"] == "INVALID_ARGUMENT"
-    assert error["details"][0]["reason"] == "INVALID_ARGUMENT"
+    assert error["details"][0]["reason"] == reason
     assert fragment in error["message"]
     assert referee.calls == []
 
@@ -350,7 +359,9 @@ def test_a_boolean_query_parameter_must_be_a_boolean() -> None:
     ) == service_pb2.ListCapturesRequest(lightning_wild=True)
     with pytest.raises(ApiError) as refused:
         bind_request(as_get, path_params={}, query=[("lightningWild", "yes")], body=b"")
-    assert refused.value.reason == "INVALID_ARGUMENT"
+    # As a string for a boolean in a body: the value does not decode.
+    assert refused.value.reason == "BAD_ENCODING"
+    assert refused.value.message.startswith("lightningWild: expected true or false")
 
 
 def test_a_body_field_rule_parses_the_body_into_that_field() -> None:

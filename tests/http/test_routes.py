@@ -4,19 +4,17 @@ referee method of the same name."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 from google.api import annotations_pb2  # type: ignore[import-untyped]
-from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from hanafuda.v1 import service_pb2
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.http.app import create_app
+
+from .fakes import RecordingReferee
 
 SERVICE = service_pb2.DESCRIPTOR.services_by_name["RefereeService"]
 METHODS = list(SERVICE.methods)
@@ -27,29 +25,6 @@ def annotated(method: MethodDescriptor) -> tuple[str, str]:
     rule = method.GetOptions().Extensions[annotations_pb2.http]
     verb = rule.WhichOneof("pattern")
     return verb.upper(), getattr(rule, verb)
-
-
-class RecordingReferee:
-    """Answers every RPC with an empty response, recording which method was called."""
-
-    def __init__(self) -> None:
-        self.called: list[tuple[str, Any, Caller]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        method = SERVICE.methods_by_name.get(name)
-        if method is None:
-            raise AttributeError(name)
-        response_class = message_factory.GetMessageClass(method.output_type)
-
-        async def unary(request: Any, caller: Caller) -> Any:
-            self.called.append((name, request, caller))
-            return response_class()
-
-        async def streaming(request: Any, caller: Caller) -> AsyncIterator[Any]:
-            self.called.append((name, request, caller))
-            yield response_class()
-
-        return streaming if method.server_streaming else unary
 
 
 def test_the_contract_has_the_documented_routes() -> None:

@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
     reflection_pb2_grpc,
 )
 from grpc_status import rpc_status  # type: ignore[import-untyped]
-from hanafuda.v1 import game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from hanafuda.v1 import game_pb2, moves_pb2, play_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from structlog.testing import capture_logs
 
 from hanafuda_referee.calls.errors import DOMAIN
@@ -257,6 +257,37 @@ async def test_a_request_that_does_not_parse_is_bad_encoding(channel: grpc.aio.C
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert reason_of(info.value) == "BAD_ENCODING"
     assert "Wire format" not in (info.value.details() or "")  # no parser internals
+
+
+@pytest.mark.parametrize(
+    ("bots", "clock", "option"),
+    [
+        ([play_pb2.BOT_LEVEL_UNSPECIFIED, 7], None, "bots"),
+        ([7], None, "bots"),
+        ([], play_pb2.ClockOptions(move_seconds=30, timeout_bot=7), "timeout_bot"),  # type: ignore[arg-type]
+    ],
+    ids=["second-seat", "first-seat", "timeout-bot"],
+)
+async def test_an_unknown_bot_level_is_bad_option_value_wherever_it_is(
+    channel: grpc.aio.Channel, bots: list[int], clock: play_pb2.ClockOptions | None, option: str
+) -> None:
+    # The same unknown value, the same reason: a seat's level was INVALID_ARGUMENT where the
+    # clock's timeout bot was BAD_OPTION_VALUE, the reason of every other option's bad value.
+    request = service_pb2.CreateGameRequest(
+        kind=rules_pb2.GAME_KIND_KOI_KOI,
+        players=["a", "b"],
+        bots=bots,  # type: ignore[arg-type]
+        clock=clock,
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await service_pb2_grpc.RefereeServiceStub(channel).CreateGame(request)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert reason_of(info.value) == "BAD_OPTION_VALUE"
+    status = rpc_status.from_call(info.value)
+    error_info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(error_info)
+    assert error_info.metadata["option"] == option
+    assert "7" in (info.value.details() or "")
 
 
 async def test_stateless_methods_over_grpc(channel: grpc.aio.Channel) -> None:

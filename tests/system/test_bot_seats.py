@@ -108,7 +108,7 @@ async def test_a_resignation_against_a_bot_ends_the_game(module_referee: Referee
 
 async def test_bot_seats_are_checked(tmp_path: Path, module_referee: RefereeProcess) -> None:
     async with open_client("grpc", module_referee) as client:
-        for bots, reason in (([1, 2, 3], "INVALID_ARGUMENT"), ([0, 7], "INVALID_ARGUMENT")):
+        for bots, reason in (([1, 2, 3], "INVALID_ARGUMENT"), ([0, 7], "BAD_OPTION_VALUE")):
             request = service_pb2.CreateGameRequest(
                 kind=rules_pb2.GAME_KIND_KOI_KOI,
                 players=["a", "b"],

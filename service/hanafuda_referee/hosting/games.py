@@ -446,9 +446,15 @@ class HostedGames:
         """The bot seats and clocks a creation asks for, checked."""
         if len(request.bots) > count:
             raise ApiError("INVALID_ARGUMENT", f"{len(request.bots)} bots for {count} seats")
-        for level in request.bots:
+        for seat, level in enumerate(request.bots):
             if level and level not in LEVELS:
-                raise ApiError("INVALID_ARGUMENT", f"unknown bot level {level}")
+                # The reason of an unknown value of any option, the clock's timeout_bot included.
+                raise ApiError(
+                    "BAD_OPTION_VALUE",
+                    f"option bots has no bot level {level} (seat {seat}): "
+                    "BOT_LEVEL_RANDOM, BOT_LEVEL_GREEDY or BOT_LEVEL_EXPERT",
+                    {"option": "bots"},
+                )
         bots = tuple(int(b) for b in request.bots)
         if len(bots) == count and all(bots) and not self._allow_testing:
             raise ApiError(

@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from google.api import annotations_pb2, http_pb2  # type: ignore[import-untyped]
 from google.protobuf import json_format, message_factory
@@ -31,6 +31,7 @@ from google.protobuf.descriptor import (
 from google.protobuf.message import Message
 
 from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.http import strict_json
 from hanafuda_referee.writers.proto_json import UNPAIRED_SURROGATE, read_simple
 
 __all__ = [
@@ -54,10 +55,15 @@ _VERBS = ("get", "put", "post", "delete", "patch")
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:=(\*\*?))?\}")
 
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
+_ENUM = FieldDescriptor.TYPE_ENUM
 _BOOL = FieldDescriptor.TYPE_BOOL
 _STRING = FieldDescriptor.TYPE_STRING
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
+#: An enum's number in a query parameter: ASCII digits (``int()`` reads others too), no longer
+#: than an int32 (longer ones stay strings and are refused as such).
+_DECIMAL = re.compile(r"-?[0-9]+")
+_MAX_ENUM_DIGITS = 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,9 +294,11 @@ def bind_request(
 
     The body (when the rule has one) is proto3 canonical JSON with unknown fields refused; query
     parameters fill the fields the body does not cover (none when the body is ``*``); path
-    variables are applied last and override both. Raises ApiError ``BAD_ENCODING`` for a body
-    that is missing or does not decode and ``INVALID_ARGUMENT`` for a query parameter that names
-    no field or does not decode.
+    variables are applied last and override both. Both are read strictly (a value of the wrong
+    JSON type for its field is refused, see :mod:`~hanafuda_referee.http.strict_json`). Raises
+    ApiError ``BAD_ENCODING`` for a body that is missing or does not decode and for a query
+    parameter value that does not decode, and ``INVALID_ARGUMENT`` for a query parameter that
+    names no field (or a message, or is given twice for a single field).
     """
     request = binding.request_class()
     tree: dict[str, Any] = {}
@@ -302,7 +310,7 @@ def bind_request(
             tree = document
         else:
             tree = {binding.body: document}
-        _parse_into(tree, request, "BAD_ENCODING", "request body")
+        _parse_into(tree, request, "request body")
     if binding.body == "*":
         if query:
             # Every field is in the body: a query parameter would be silently dropped, where a
@@ -317,8 +325,10 @@ def bind_request(
         excluded = binding.bound_field_paths | ({binding.body} if binding.body else frozenset())
         query_tree = _query_tree(binding.method.input_type, query, excluded)
         if query_tree:
+            # The same strict reading as a body's, and the same reason: a value that does not
+            # decode is refused alike wherever it is sent.
             from_query = binding.request_class()
-            _parse_into(query_tree, from_query, "INVALID_ARGUMENT", "query parameters")
+            _parse_into(query_tree, from_query, "query parameters")
             request.MergeFrom(from_query)
     for param, field_path in binding.path_fields:
         # Litestar hands a `path` parameter over with a leading slash; the template's `**`
@@ -352,7 +362,7 @@ def _decode_body(body: bytes) -> object:
         document = _DECODER.decode(text)
     except UnicodeDecodeError:
         raise ApiError("BAD_ENCODING", "the request body is not UTF-8") from None
-    except (json.JSONDecodeError, _DuplicateKey) as error:
+    except (json.JSONDecodeError, _DuplicateKey, _NotJson) as error:
         raise ApiError("BAD_ENCODING", f"the request body is not valid JSON: {error}") from None
     except ValueError:
         # Python's own bound on reading an integer (sys.get_int_max_str_digits): no field of
@@ -393,6 +403,10 @@ class _DuplicateKey(ValueError):
     """A JSON object names one key twice."""
 
 
+class _NotJson(ValueError):
+    """A literal Python's decoder reads and JSON does not have."""
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -402,8 +416,14 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _not_json(name: str) -> NoReturn:
+    """Python's decoder reads ``NaN``, ``Infinity`` and ``-Infinity`` as numbers; JSON has no
+    such literals (RFC 8259), and proto3 JSON spells them as strings (``"NaN"``)."""
+    raise _NotJson(f"{name} is not a JSON value (proto3 JSON writes it as a string)")
+
+
 # Built once: json.loads with a hook builds a decoder on every call, which doubled its cost.
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_not_json)
 
 
 #: What ``ParseDict`` raises on a value it cannot take. Besides its own ``ParseError``: a
@@ -412,16 +432,23 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 _PARSE_FAILURES = (json_format.ParseError, ValueError, TypeError, OverflowError, RecursionError)
 
 
-def _parse_into(tree: dict[str, Any], message: Message, reason: str, what: str) -> None:
-    """Fill the new ``message`` from ``tree`` as ``json_format.ParseDict`` does (a plain tree
-    the quick way, see :func:`~hanafuda_referee.writers.proto_json.read_simple`)."""
+def _parse_into(tree: dict[str, Any], message: Message, what: str) -> None:
+    """Fill the new ``message`` from ``tree`` as ``json_format.ParseDict`` does, after a strict
+    check of every value's JSON type (:func:`~hanafuda_referee.http.strict_json.check`);
+    ``BAD_ENCODING`` for a tree that does not decode.
+
+    A plain tree is read the quick way (:func:`~hanafuda_referee.writers.proto_json.read_simple`)
+    without the check: what the quick reader takes is strict already (plain values of their
+    fields' JSON types, each field once, in range; tests/http/test_strict_json.py holds it to
+    that), so a move's body costs no second walk."""
     if read_simple(tree, message):
         return
     message.Clear()
+    strict_json.check(tree, cast(Descriptor, message.DESCRIPTOR))
     try:
         json_format.ParseDict(tree, message, ignore_unknown_fields=False)
     except _PARSE_FAILURES as error:
-        raise ApiError(reason, f"cannot decode the {what}: {error}") from None
+        raise ApiError("BAD_ENCODING", f"cannot decode the {what}: {error}") from None
 
 
 def _query_tree(
@@ -429,7 +456,10 @@ def _query_tree(
 ) -> dict[str, Any]:
     """Nests query parameters into the JSON tree ``ParseDict`` reads: ``a.b=1`` → ``{"a":
     {"b": "1"}}``, a repeated field collects every occurrence. Values stay strings (proto3 JSON
-    accepts integers, floats, enums and bytes as strings) except booleans, which it does not."""
+    accepts integers, floats and bytes as strings) except what it takes only as another JSON
+    type, which a query can only spell as a string: a boolean (``true``, ``false``, ``1``,
+    ``0``) and an enum's number (``kind=1``; its name stays a string). A string that is neither
+    stays one, for the strict reading to refuse as a body's."""
     tree: dict[str, Any] = {}
     for name, value in query:
         try:
@@ -448,7 +478,7 @@ def _query_tree(
                 f"query parameter {name!r} names a message; name its fields instead",
                 {"parameter": name},
             )
-        converted: object = _query_bool(name, value) if field.type == _BOOL else value
+        converted = _query_value(field, value)
         node = tree
         steps = proto_path.split(".")
         for step in steps[:-1]:
@@ -478,6 +508,19 @@ def _proto_path(descriptor: Descriptor, path: str) -> str:
         if field.type == _MESSAGE:
             current = message_type_of(field)
     return ".".join(names)
+
+
+def _query_value(field: FieldDescriptor, value: str) -> object:
+    """A query parameter's string as the JSON value it spells for ``field``."""
+    if field.type == _BOOL:
+        lowered = value.lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+    elif field.type == _ENUM and _DECIMAL.fullmatch(value) and len(value) <= _MAX_ENUM_DIGITS:
+        return int(value)
+    return value
 
 
 def _query_bool(name: str, value: str) -> bool:

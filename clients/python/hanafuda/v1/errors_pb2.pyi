@@ -74,7 +74,8 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_BAD_OPTION_VALUE: _Reason.ValueType  # 13
-    """An option value out of range or not allowed. ErrorInfo metadata `option` names the option.
+    """An option value out of range or not allowed, or a number its enum does not name (a rule
+    option, `bots`, `timeout_bot`). ErrorInfo metadata `option` names the option.
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_BAD_DEAL: _Reason.ValueType  # 14
@@ -88,7 +89,9 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_BAD_ENCODING: _Reason.ValueType  # 16
-    """A request body that does not decode (malformed JSON or protobuf, unknown enum name).
+    """A request that does not decode: malformed protobuf or JSON, or over HTTP a value (in the body
+    or a query parameter) of the wrong JSON type for its field, or an unknown field or enum name.
+    ErrorInfo metadata `field` names the value's path (`clock.onTimeout`) when it is one value.
     gRPC `INVALID_ARGUMENT`, HTTP 400.
     """
     REASON_STALE_VERSION: _Reason.ValueType  # 17
@@ -256,7 +259,8 @@ REASON_UNKNOWN_OPTION: Reason.ValueType  # 12
 gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_BAD_OPTION_VALUE: Reason.ValueType  # 13
-"""An option value out of range or not allowed. ErrorInfo metadata `option` names the option.
+"""An option value out of range or not allowed, or a number its enum does not name (a rule
+option, `bots`, `timeout_bot`). ErrorInfo metadata `option` names the option.
 gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_BAD_DEAL: Reason.ValueType  # 14
@@ -270,7 +274,9 @@ REASON_BAD_CARDS: Reason.ValueType  # 15
 gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_BAD_ENCODING: Reason.ValueType  # 16
-"""A request body that does not decode (malformed JSON or protobuf, unknown enum name).
+"""A request that does not decode: malformed protobuf or JSON, or over HTTP a value (in the body
+or a query parameter) of the wrong JSON type for its field, or an unknown field or enum name.
+ErrorInfo metadata `field` names the value's path (`clock.onTimeout`) when it is one value.
 gRPC `INVALID_ARGUMENT`, HTTP 400.
 """
 REASON_STALE_VERSION: Reason.ValueType  # 17

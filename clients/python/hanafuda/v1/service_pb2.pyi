@@ -503,9 +503,10 @@ class CreateGameRequest(_message.Message):
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_play_pb2.BotLevel.ValueType]:
         """The built-in bot playing each seat, indexed by seat (`BOT_LEVEL_UNSPECIFIED`, or a shorter
-        list: a person). A bot's decisions are taken in the same commit as the move that hands it the
-        turn. A game with no person at all is refused with `TESTING_FEATURE_DISABLED` unless the
-        server allows testing features.
+        list: a person); a level the enum does not name is refused with `BAD_OPTION_VALUE`. A bot's
+        decisions are taken in the same commit as the move that hands it the turn. A game with no
+        person at all is refused with `TESTING_FEATURE_DISABLED` unless the server allows testing
+        features.
         """
 
     def __init__(

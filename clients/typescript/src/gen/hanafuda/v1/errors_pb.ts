@@ -131,7 +131,8 @@ export enum Reason {
   UNKNOWN_OPTION = 12,
 
   /**
-   * An option value out of range or not allowed. ErrorInfo metadata `option` names the option.
+   * An option value out of range or not allowed, or a number its enum does not name (a rule
+   * option, `bots`, `timeout_bot`). ErrorInfo metadata `option` names the option.
    * gRPC `INVALID_ARGUMENT`, HTTP 400.
    *
    * @generated from enum value: REASON_BAD_OPTION_VALUE = 13;
@@ -155,7 +156,9 @@ export enum Reason {
   BAD_CARDS = 15,
 
   /**
-   * A request body that does not decode (malformed JSON or protobuf, unknown enum name).
+   * A request that does not decode: malformed protobuf or JSON, or over HTTP a value (in the body
+   * or a query parameter) of the wrong JSON type for its field, or an unknown field or enum name.
+   * ErrorInfo metadata `field` names the value's path (`clock.onTimeout`) when it is one value.
    * gRPC `INVALID_ARGUMENT`, HTTP 400.
    *
    * @generated from enum value: REASON_BAD_ENCODING = 16;

@@ -520,9 +520,10 @@ export type CreateGameRequest = Message<"hanafuda.v1.CreateGameRequest"> & {
 
   /**
    * The built-in bot playing each seat, indexed by seat (`BOT_LEVEL_UNSPECIFIED`, or a shorter
-   * list: a person). A bot's decisions are taken in the same commit as the move that hands it the
-   * turn. A game with no person at all is refused with `TESTING_FEATURE_DISABLED` unless the
-   * server allows testing features.
+   * list: a person); a level the enum does not name is refused with `BAD_OPTION_VALUE`. A bot's
+   * decisions are taken in the same commit as the move that hands it the turn. A game with no
+   * person at all is refused with `TESTING_FEATURE_DISABLED` unless the server allows testing
+   * features.
    *
    * @generated from field: repeated hanafuda.v1.BotLevel bots = 10;
    */
