@@ -3,10 +3,14 @@ checks of the real files are only as good as these."""
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
+from . import markdown
 from .dockerfile import Dockerfile, exec_form, parse, split_flags
 from .dockerignore import IgnoreRules
+from .markdown import code_blocks, commands, inline_spans
 
 
 def test_continuations_join_and_comments_inside_them_are_dropped() -> None:
@@ -90,3 +94,39 @@ def test_dockerignore_directories_exceptions_and_the_last_match() -> None:
     assert IgnoreRules("a?c\n[xy]z\n").excludes("abc")
     assert IgnoreRules("[xy]z\n").excludes("yz")
     assert not IgnoreRules("a?c\n").excludes("a/c")
+
+
+def test_markdown_examples_in_the_readers_docstrings_hold() -> None:
+    result = doctest.testmod(markdown)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_markdown_blocks_keep_their_language_indent_and_line() -> None:
+    text = "# T\n\n```yaml\na: 1\n```\n\n1. step\n\n   ```sh\n   ls \\\n     -l\n   ```\n"
+    yaml_block, shell = code_blocks(text)
+    assert (yaml_block.line, yaml_block.language, yaml_block.text) == (3, "yaml", "a: 1\n")
+    assert (shell.line, shell.language, shell.text) == (9, "sh", "ls \\\n  -l\n")
+    assert [c.text for c in commands(shell.text)] == ["ls -l"]
+    with pytest.raises(ValueError, match="unclosed"):
+        code_blocks("```sh\nls\n")
+    with pytest.raises(ValueError, match="less indented"):
+        code_blocks("  ```sh\n ls\n  ```\n")
+
+
+def test_markdown_spans_leave_the_blocks_out_and_join_wrapped_lines() -> None:
+    text = "`a\n  b` then\n```sh\n`not a span`\n```\n`c`\n"
+    assert [(s.line, s.text) for s in inline_spans(text)] == [(1, "a b"), (6, "c")]
+
+
+def test_shell_commands_quotes_comments_pipelines_and_heredocs() -> None:
+    code = r"""echo "a # b" 'c # d' "say \"x # y\"" """.strip()
+    (quoted,) = commands(code + "  # e\n")
+    assert (quoted.text, quoted.comment) == (code, "e")
+    (piped,) = commands("kubectl kustomize d | grep 'image:' &\n")
+    assert piped.pipeline == [["kubectl", "kustomize", "d"], ["grep", "image:"]]
+    assert piped.background
+    (written,) = commands("cat > f <<EOF\nx: $y\nEOF\n")
+    assert written.words == ["cat", ">", "f"] and written.heredoc == "x: $y\n"
+    assert written.source == "cat > f <<EOF\nx: $y\nEOF\n"
+    with pytest.raises(ValueError, match="never ends"):
+        commands("cat <<'EOF'\nx\n")
