@@ -5,11 +5,13 @@ the legal moves), plays it, and reviews the game once it is over."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hanafuda.v1 import game_pb2, play_pb2, rules_pb2, service_pb2
 
 from .clients import TRANSPORTS, open_client
+from .conftest import redis_env
 from .playing import after_the_bots
 from .processes import RefereeProcess
 
@@ -52,3 +54,22 @@ async def test_a_hint_then_a_review_against_a_bot(
         # The bot's seat token reviews the bot's own decisions: none (a bot's are not a seat's).
         theirs = await client.review(game, created.player_tokens[1], wait_seconds=25)
         assert theirs.status == READY and theirs.decisions == 0
+
+
+async def test_a_hint_from_external_workers(tmp_path: Path, key_prefix: str) -> None:
+    """A referee that runs no worker of its own: the hint waits in the queue (PENDING) until
+    the ``bot-workers`` command serves it."""
+    env = redis_env(key_prefix)
+    with RefereeProcess(tmp_path, env=env, flags=["--bot-workers", "0"], name="alone") as referee:
+        async with open_client("http", referee) as client:
+            created = await client.create(
+                service_pb2.CreateGameRequest(kind=rules_pb2.GAME_KIND_KOI_KOI, players=["a", "b"])
+            )
+            actor = created.view.turn
+            token = created.player_tokens[actor]
+            pending = await client.hint(created.game, token, wait_seconds=1)
+            assert pending.status == play_pb2.ADVICE_STATUS_PENDING
+            with RefereeProcess(tmp_path, env=env, subcommand="bot-workers", name="workers"):
+                hint = await client.hint(created.game, token, wait_seconds=25)
+            assert hint.status == READY
+            assert hint.move in (await client.view(created.game, token)).legal_moves
