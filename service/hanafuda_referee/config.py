@@ -58,6 +58,8 @@ class Config:
     tls_key: str | None = None
     tls_client_ca: str | None = None
     create_burst: int = 30
+    advice_rate: float = 20.0
+    advice_burst: int = 10
     workers: int = 1
     otlp_endpoint: str | None = None
     table: bool = True
@@ -102,6 +104,8 @@ class Config:
             raise ValueError("a TLS client CA needs the server's TLS certificate and key")
         if self.create_rate < 0 or self.create_burst < 1:
             raise ValueError("create rate must not be negative and create burst must be positive")
+        if self.advice_rate < 0 or self.advice_burst < 1:
+            raise ValueError("advice rate must not be negative and advice burst must be positive")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, not {self.workers}")
         if self.workers > 1 and not self.redis_url:
@@ -267,6 +271,8 @@ _SOURCES: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "tls_key": ("HANAFUDA_TLS_KEY", str),
     "tls_client_ca": ("HANAFUDA_TLS_CLIENT_CA", str),
     "create_burst": ("HANAFUDA_CREATE_BURST", int),
+    "advice_rate": ("HANAFUDA_ADVICE_RATE", float),
+    "advice_burst": ("HANAFUDA_ADVICE_BURST", int),
     "answer_ttl": ("HANAFUDA_ANSWER_TTL", float),
     "max_games": ("HANAFUDA_MAX_GAMES", int),
     "max_request_bytes": ("HANAFUDA_MAX_REQUEST_BYTES", int),
@@ -416,6 +422,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--create-rate", "games one client may create per minute (0: no limit)", type=float)
     add("--create-burst", "games one client may create at once before the rate applies", type=int)
+    add(
+        "--advice-rate",
+        "hints and reviews one client may ask for per minute (0: no limit)",
+        type=float,
+    )
+    add("--advice-burst", "hints and reviews one client may ask for at once", type=int)
     add(
         "--workers",
         "serving processes sharing the ports; more than one needs Redis",

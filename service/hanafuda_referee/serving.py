@@ -53,6 +53,7 @@ from hanafuda_referee.botworkers.embedded import EmbeddedBotWorkers
 from hanafuda_referee.calls.forwarding import TrustedProxies
 from hanafuda_referee.config import Config
 from hanafuda_referee.grpc.server import GrpcServer, tls_credentials
+from hanafuda_referee.hosting.advice import AdviceLimit
 from hanafuda_referee.hosting.limits import ClientLimits, CreationLimit
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.observability import metrics, tracing
@@ -358,6 +359,11 @@ async def serve(
             expert_seats=config.max_expert_seats,
         ),
         memory_ceiling=config.creation_memory_ceiling,
+        advice_limit=(
+            AdviceLimit(per_minute=config.advice_rate, burst=config.advice_burst)
+            if config.advice_rate
+            else None
+        ),
     )
     open_files = raise_open_file_limit()
     if (

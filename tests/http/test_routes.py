@@ -35,7 +35,7 @@ def test_the_contract_has_the_documented_routes() -> None:
         ("POST", "/v1/rules:listCaptures"),
         ("GET", "/v1/games/{game}/events"),
     }
-    assert len(METHODS) == 12
+    assert len(METHODS) == 14
 
 
 def test_every_method_has_a_route_at_its_annotated_path_and_verb() -> None:

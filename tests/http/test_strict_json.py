@@ -147,6 +147,8 @@ CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
     ("GetGame", "GET", "/v1/games/g-1", {"wait_seconds": "1_0"}, "waitSeconds"),
     ("WatchGame", "GET", "/v1/games/g-1/events", {"fromVersion": "2.0"}, "fromVersion"),
     ("GetGameLog", "GET", "/v1/games/g-1/log", {"pageSize": "many"}, "pageSize"),
+    ("GetHint", "GET", "/v1/games/g-1/hint", {"waitSeconds": "2.5"}, "waitSeconds"),
+    ("ReviewGame", "GET", "/v1/games/g-1/review", {"waitSeconds": "-1"}, "waitSeconds"),
 ]  # fmt: skip
 
 

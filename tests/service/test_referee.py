@@ -72,7 +72,7 @@ def kinds(events: Any) -> list[str]:
 def test_methods_are_named_like_the_rpcs() -> None:
     for name in RPC_NAMES:
         assert callable(getattr(Referee, name))
-    assert len(RPC_NAMES) == 12
+    assert len(RPC_NAMES) == 14
 
 
 # --- creation and reads --------------------------------------------------------------------------

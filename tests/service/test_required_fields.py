@@ -63,6 +63,8 @@ class Case:
     method: str
     request: Message
     as_seat: bool = False
+    #: The seat resigns its new game first (a review is of a finished game).
+    finished: bool = False
 
 
 def _baselines(game: str) -> list[Case]:
@@ -119,6 +121,13 @@ def _baselines(game: str) -> list[Case]:
                 request_id="r1",
             ),
             as_seat=True,
+        ),
+        Case("GetHint", service_pb2.GetHintRequest(game=NEW_GAME, wait_seconds=0), as_seat=True),
+        Case(
+            "ReviewGame",
+            service_pb2.ReviewGameRequest(game=NEW_GAME, wait_seconds=0),
+            as_seat=True,
+            finished=True,
         ),
     ]
 
@@ -184,10 +193,18 @@ async def transports() -> AsyncIterator[Transports]:
         yield Transports(AsgiCaller(app, keep_body=True), stub, game, new_seat)
 
 
-async def _seat(transports: Transports, request: Message) -> tuple[Message, str]:
+async def _seat(
+    transports: Transports, request: Message, finished: bool = False
+) -> tuple[Message, str]:
     """A copy of the request pointed at a new game (unless its game is the field left out), and
-    that game's seat token."""
+    that game's seat token; the game over when ``finished`` (the seat resigned)."""
     game, token = await transports.new_seat()
+    if finished:
+        resign = moves_pb2.Move(kind=moves_pb2.MOVE_KIND_RESIGN)
+        await transports.stub.SubmitMove(
+            service_pb2.SubmitMoveRequest(game=game, move=resign, seat=0),
+            metadata=[("authorization", f"Bearer {token}")],
+        )
     copy = type(request)()
     copy.CopyFrom(request)
     if getattr(copy, "game", "") == NEW_GAME:
@@ -198,7 +215,7 @@ async def _seat(transports: Transports, request: Message) -> tuple[Message, str]
 async def _over_grpc(transports: Transports, case: Case, request: Message) -> Outcome:
     metadata: list[tuple[str, str]] = []
     if case.as_seat:
-        request, token = await _seat(transports, request)
+        request, token = await _seat(transports, request, case.finished)
         metadata.append(("authorization", f"Bearer {token}"))
     call = getattr(transports.stub, case.method)
     try:
@@ -222,7 +239,7 @@ async def _over_http(transports: Transports, case: Case, request: Message) -> Ou
     binding = BINDINGS[case.method]
     headers = [(b"content-type", b"application/json")]
     if case.as_seat:
-        request, token = await _seat(transports, request)
+        request, token = await _seat(transports, request, case.finished)
         headers.append((b"authorization", f"Bearer {token}".encode()))
     path, body = _http_request(binding, request)
     status = await transports.http(binding.verb, path, headers, body)

@@ -183,10 +183,40 @@ async def test_a_turn_pushed_while_nobody_reads_is_kept(backend: Backend) -> Non
     assert turn.game_id == "game-b"
 
 
+async def test_a_job_comes_back_with_its_entry_however_it_is_taken(backend: Backend) -> None:
+    """An entry's job (a hint, a review) is handed out with it: by a take that finds it there,
+    by a take that waited for it, by a take that reclaims it; a turn has none."""
+    store = backend.open()
+    other = backend.replica(store)
+    await store.push_bot_turn("game-a", 3, "hint:1")
+    await store.push_bot_turn("game-b", 2)
+    first = await store.take_bot_turns("w1", 5, 0, 300)
+    assert sorted((t.game_id, t.version, t.job) for t in first) == [
+        ("game-a", 3, "hint:1"),
+        ("game-b", 2, ""),
+    ]
+    await backend.advance(0.35)
+    again = await other.take_bot_turns("w2", 5, 0, 300)
+    assert sorted((t.game_id, t.job, t.deliveries) for t in again) == [
+        ("game-a", "hint:1", 2),
+        ("game-b", "", 2),
+    ]
+    for turn in again:
+        await other.finish_bot_turn(turn)
+    waiting = asyncio.create_task(store.take_bot_turns("w3", 1, 3_000, NEVER))
+    await asyncio.sleep(0.1)
+    await other.push_bot_turn("game-c", 9, "review:0")
+    (woken,) = await asyncio.wait_for(waiting, 2.0)
+    assert (woken.game_id, woken.version, woken.job) == ("game-c", 9, "review:0")
+
+
 async def test_invalid_queue_arguments_are_refused(store: GameStore) -> None:
     for game_id, version in [("", 1), ("a{b}", 1), ("game", -1), ("game", True)]:
         with pytest.raises(ValueError, match=r"game id|version"):
             await store.push_bot_turn(game_id, version)
+    for job in ["x" * 33, "two words", "é"]:
+        with pytest.raises(ValueError, match=r"job"):
+            await store.push_bot_turn("game", 1, job)
     for consumer, count, block_ms, reclaim_ms in [
         ("", 1, 0, 1),
         ("w", 0, 0, 1),

@@ -236,6 +236,20 @@ class Client(ABC):
         answer = await self.call("GetGame", request, service_pb2.GetGameResponse, token=token)
         return answer.view
 
+    async def hint(
+        self, game: str, token: str | None, wait_seconds: int = 0
+    ) -> service_pb2.GetHintResponse:
+        """``GetHint`` as ``token``'s seat."""
+        request = service_pb2.GetHintRequest(game=game, wait_seconds=wait_seconds)
+        return await self.call("GetHint", request, service_pb2.GetHintResponse, token=token)
+
+    async def review(
+        self, game: str, token: str | None, wait_seconds: int = 0
+    ) -> service_pb2.ReviewGameResponse:
+        """``ReviewGame`` as ``token``'s seat."""
+        request = service_pb2.ReviewGameRequest(game=game, wait_seconds=wait_seconds)
+        return await self.call("ReviewGame", request, service_pb2.ReviewGameResponse, token=token)
+
     async def submit(
         self,
         game: str,
@@ -299,6 +313,8 @@ HTTP_ROUTES: Mapping[str, tuple[str, str, tuple[str, ...]]] = {
     "SubmitMove": ("POST", "/v1/games/{game}/moves", ("game",)),
     "WatchGame": ("GET", "/v1/games/{game}/events", ("game",)),
     "GetGameLog": ("GET", "/v1/games/{game}/log", ("game",)),
+    "GetHint": ("GET", "/v1/games/{game}/hint", ("game",)),
+    "ReviewGame": ("GET", "/v1/games/{game}/review", ("game",)),
 }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from hanafuda.v1 import errors_pb2, game_pb2, rules_pb2, service_pb2
+from hanafuda.v1 import errors_pb2, game_pb2, play_pb2, rules_pb2, service_pb2
 from hanafuda_client import (
     AsyncRefereeClient,
     RefereeClient,
@@ -134,6 +134,40 @@ async def test_the_async_client_plays_a_whole_game(
         # The watch from version 0 saw every version, once, and ended with the game.
         assert [item.version for item in items] == list(range(1, final.version + 1))
         assert items[-1].view == final
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_sync_client_asks_for_a_hint_and_a_review(
+    module_referee: RefereeProcess, kind: str
+) -> None:
+    with RefereeClient(module_referee.grpc_target) as client:
+        created = client.create_game(_creation(kind, seed=8))
+        tokens = list(created.player_tokens)
+        view = client.get_game(created.game, tokens[0])
+        actor = view.turn
+        seen = client.get_game(created.game, tokens[actor])
+        hint = client.get_hint(created.game, tokens[actor], wait_seconds=20)
+        assert hint.status == play_pb2.ADVICE_STATUS_READY and hint.version == seen.version
+        assert hint.move in seen.legal_moves
+        with pytest.raises(RefereeError) as refused:
+            client.review_game(created.game, tokens[actor])
+        assert refused.value.reason == "GAME_NOT_OVER"
+        client.resign(created.game, tokens[actor])
+        review = client.review_game(created.game, tokens[actor], wait_seconds=20)
+        assert review.status == play_pb2.ADVICE_STATUS_READY and review.decisions == 0
+
+
+async def test_the_async_client_asks_for_a_hint(module_referee: RefereeProcess) -> None:
+    async with AsyncRefereeClient(module_referee.grpc_target) as client:
+        created = await client.create_game(_creation("koikoi", seed=9))
+        tokens = list(created.player_tokens)
+        actor = (await client.get_game(created.game, tokens[0])).turn
+        hint = await client.get_hint(created.game, tokens[actor], wait_seconds=20)
+        assert hint.status == play_pb2.ADVICE_STATUS_READY
+        assert len(hint.candidates) >= 1 and hint.candidates[0].move == hint.move
+        with pytest.raises(RefereeError) as refused:
+            await client.get_hint(created.game, tokens[1 - actor])
+        assert refused.value.reason == "NOT_YOUR_TURN"
 
 
 async def _collect(

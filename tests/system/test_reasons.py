@@ -82,6 +82,7 @@ EXPECTED: dict[str, tuple[grpc.StatusCode, int]] = {
     "TOO_MANY_BOT_GAMES": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
     "TOO_MANY_EXPERT_SEATS": _INVALID,
     "STORE_FULL": (grpc.StatusCode.RESOURCE_EXHAUSTED, 503),
+    "GAME_NOT_OVER": _PRECONDITION,
 }
 #: Reasons no request to a healthy server can provoke (see the module docstring).
 UNREACHABLE = frozenset({"KOIKOI_NOT_ALLOWED", "UNAVAILABLE"})
@@ -258,10 +259,13 @@ class Provoker:
         await refused(game, tokens, c.submit(game, move(PLAY, 7), t0), "WRONG_MOVE")
         await refused(game, tokens, c.submit(game, move(KOIKOI, 7), t0), "MALFORMED_MOVE")
         await refused(game, tokens, c.submit(game, move(STOP), t1), "NOT_YOUR_TURN")
+        await refused(game, tokens, c.hint(game, t1), "NOT_YOUR_TURN")
+        await refused(game, tokens, c.review(game, t0), "GAME_NOT_OVER")
         over = await c.submit(game, move(STOP), t0)
         assert over.view.status == game_pb2.GAME_STATUS_OVER
         await refused(game, tokens, c.submit(game, move(PLAY, 45), t1), "GAME_OVER")
         await refused(game, tokens, c.submit(game, move(STOP), t0), "GAME_OVER")
+        await refused(game, tokens, c.hint(game, t0), "GAME_OVER")
 
     async def targets(self) -> None:
         """The target refusals, on a deal where the play and then the draw need one."""

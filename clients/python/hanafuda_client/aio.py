@@ -117,6 +117,28 @@ class AsyncRefereeClient:
             lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=timeout)
         )
 
+    async def get_hint(
+        self, game: str, token: str, *, wait_seconds: int = 0
+    ) -> service_pb2.GetHintResponse:
+        """``GetHint``, as :meth:`RefereeClient.get_hint`."""
+        request = service_pb2.GetHintRequest(game=game, wait_seconds=wait_seconds)
+        metadata = call_metadata(token)
+        timeout = waited(self.timeout, wait_seconds)
+        return await self._call(
+            lambda: self.stub.GetHint(request, metadata=metadata, timeout=timeout)
+        )
+
+    async def review_game(
+        self, game: str, token: str, *, wait_seconds: int = 0
+    ) -> service_pb2.ReviewGameResponse:
+        """``ReviewGame``, as :meth:`RefereeClient.review_game`."""
+        request = service_pb2.ReviewGameRequest(game=game, wait_seconds=wait_seconds)
+        metadata = call_metadata(token)
+        timeout = waited(self.timeout, wait_seconds)
+        return await self._call(
+            lambda: self.stub.ReviewGame(request, metadata=metadata, timeout=timeout)
+        )
+
     async def resign(
         self, game: str, token: str, *, request_id: str | None = None
     ) -> service_pb2.SubmitMoveResponse:

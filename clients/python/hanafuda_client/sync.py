@@ -132,6 +132,30 @@ class RefereeClient:
         timeout = waited(self.timeout, wait_seconds)
         return self._call(lambda: self.stub.SubmitMove(request, metadata=metadata, timeout=timeout))
 
+    def get_hint(
+        self, game: str, token: str, *, wait_seconds: int = 0
+    ) -> service_pb2.GetHintResponse:
+        """``GetHint``: the expert's choice for ``token``'s seat's pending decision, from its own
+        view, with the estimates of the leading moves. The referee's bot workers search it:
+        the answer's ``status`` is ``ADVICE_STATUS_PENDING`` until it is in; ``wait_seconds``
+        (0 to 30) waits for it (the call's timeout is extended by the wait). Asking again is
+        free; a new hint is rate-limited per client (``RATE_LIMITED``)."""
+        request = service_pb2.GetHintRequest(game=game, wait_seconds=wait_seconds)
+        metadata = call_metadata(token)
+        timeout = waited(self.timeout, wait_seconds)
+        return self._call(lambda: self.stub.GetHint(request, metadata=metadata, timeout=timeout))
+
+    def review_game(
+        self, game: str, token: str, *, wait_seconds: int = 0
+    ) -> service_pb2.ReviewGameResponse:
+        """``ReviewGame``: ``token``'s seat's decisions of a finished game where the expert
+        would have chosen otherwise, each judged from the seat's view then, with its estimated
+        cost. Pending and waiting as :meth:`get_hint` (a review takes a few seconds)."""
+        request = service_pb2.ReviewGameRequest(game=game, wait_seconds=wait_seconds)
+        metadata = call_metadata(token)
+        timeout = waited(self.timeout, wait_seconds)
+        return self._call(lambda: self.stub.ReviewGame(request, metadata=metadata, timeout=timeout))
+
     def resign(
         self, game: str, token: str, *, request_id: str | None = None
     ) -> service_pb2.SubmitMoveResponse:

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { RefereeGrpcClient } from "../src/grpc.js";
-import { Card, Code, GameKind, MoveKind, Reason, RefereeError } from "../src/index.js";
+import { AdviceStatus, Card, Code, GameKind, MoveKind, Reason, RefereeError } from "../src/index.js";
 import { playToEnd, seeded } from "./play.js";
 import { Referee } from "./referee.js";
 
@@ -85,4 +85,19 @@ test("an unreachable gRPC port is a temporary RefereeError", async () => {
   assert.ok(error instanceof RefereeError);
   assert.equal(error.code, Code.Unavailable);
   assert.equal(error.temporary, true);
+});
+
+test("a hint over gRPC, and its refusal for the seat not to act", async () => {
+  const client = new RefereeGrpcClient({ baseUrl: referee.grpcUrl });
+  const { game, playerTokens, view } = await client.createGame({ kind: GameKind.KOI_KOI, players: ["a", "b"] });
+  const actor = view?.turn ?? 0;
+  const hint = await client.getHint({ game, waitSeconds: 20 }, { token: playerTokens[actor] ?? "" });
+  assert.equal(hint.status, AdviceStatus.READY);
+  assert.ok(hint.candidates.length >= 1);
+  const refused = await client
+    .getHint({ game }, { token: playerTokens[1 - actor] ?? "" })
+    .catch((error: unknown) => error);
+  assert.ok(refused instanceof RefereeError);
+  assert.equal(refused.reason, Reason.NOT_YOUR_TURN);
+  assert.equal(refused.code, Code.FailedPrecondition);
 });

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BotLevel, Card, Code, GameKind, GameStatus, MoveKind, Reason, RefereeClient, RefereeError } from "../src/index.js";
+import { AdviceStatus, BotLevel, Card, Code, GameKind, GameStatus, MoveKind, Reason, RefereeClient, RefereeError } from "../src/index.js";
 import { playToEnd, seeded } from "./play.js";
 import { Referee } from "./referee.js";
 
@@ -169,4 +169,32 @@ test("waitSeconds: a read and a move answer once the bot has replied and the sea
     }
   }
   assert.ok(replies > 0, "some move handed the turn to the bot");
+});
+
+test("a hint over HTTP: the expert's move for the seat, then a review once the game is over", async () => {
+  const client = new RefereeClient({ baseUrl: referee.httpUrl });
+  const { game, playerTokens, view } = await client.createGame({
+    kind: GameKind.KOI_KOI,
+    players: ["ann", "bob"],
+    overrides: { case: "koiKoi", value: { rounds: 1 } },
+  });
+  const actor = view?.turn ?? 0;
+  const token = playerTokens[actor] ?? "";
+  const own = (await client.getGame({ game }, { token })).view;
+  const hint = await client.getHint({ game, waitSeconds: 20 }, { token });
+  assert.equal(hint.status, AdviceStatus.READY);
+  assert.equal(hint.version, own?.version);
+  assert.ok(
+    own?.legalMoves.some((m) => m.kind === hint.move?.kind && m.card === hint.move?.card && m.target === hint.move?.target),
+    "the hint is one of the seat's legal moves",
+  );
+  assert.deepEqual(hint.candidates[0]?.move, hint.move);
+  const early = await client.reviewGame({ game }, { token }).catch((error: unknown) => error);
+  assert.ok(early instanceof RefereeError);
+  assert.equal(early.reason, Reason.GAME_NOT_OVER);
+  assert.equal(early.httpStatus, 409);
+  await client.submitMove({ game, move: { kind: MoveKind.RESIGN } }, { token });
+  const review = await client.reviewGame({ game, waitSeconds: 20 }, { token });
+  assert.equal(review.status, AdviceStatus.READY);
+  assert.equal(review.decisions, 0, "a resignation at once leaves nothing to review");
 });

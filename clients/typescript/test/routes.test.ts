@@ -31,6 +31,8 @@ test("every RPC has its route, read from its google.api.http option", () => {
     "SubmitMove POST /v1/games/{game}/moves *",
     "WatchGame GET /v1/games/{game}/events -",
     "GetGameLog GET /v1/games/{game}/log -",
+    "GetHint GET /v1/games/{game}/hint -",
+    "ReviewGame GET /v1/games/{game}/review -",
   ]);
 });
 

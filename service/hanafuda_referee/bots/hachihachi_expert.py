@@ -3,7 +3,7 @@
 For each *world* (the cards the seat cannot see, dealt at random consistently with its view:
 :func:`sample_state`), every candidate move is played and the round played out to its end by
 :func:`.hachihachi_rollout.play_out`. The move with the best mean outcome in points (the seat's
-balance change over the rest of the round) is played; :func:`.search.best_move` shares the worlds
+balance change over the rest of the round) is played; :func:`.search.search` shares the worlds
 between the candidates and spends the budget on the best ones.
 
 Two outcomes are known without sampling: a shōbu ends the round at once (its caller takes the
@@ -31,7 +31,7 @@ import random
 from hanafuda_referee.bots.budget import Budget
 from hanafuda_referee.bots.hachihachi_greedy import joins, known_in_hands
 from hanafuda_referee.bots.hachihachi_rollout import Draws, play_out
-from hanafuda_referee.bots.search import best_move
+from hanafuda_referee.bots.search import Estimates, search
 from hanafuda_referee.cards import DECK, cards_of
 from hanafuda_referee.hachihachi.game import (
     DEKIYAKU_ORDER,
@@ -44,7 +44,7 @@ from hanafuda_referee.hachihachi.settlement import halves
 from hanafuda_referee.hachihachi.view import HachiHachiView, Participation
 from hanafuda_referee.moves import Move, MoveKind
 
-__all__ = ["Sampler", "choose", "sample_state"]
+__all__ = ["Sampler", "choose", "estimate", "sample_state"]
 
 #: Random numbers drawn per world (a round has at most 21 turns, each a few numbers).
 _DRAWS = 96
@@ -162,7 +162,14 @@ def _join_outcome(state: HachiHachiState, me: int, draws: Draws) -> int:
 
 
 def choose(view: HachiHachiView, rng: random.Random, budget: Budget) -> Move:
-    """The move with the best mean outcome (:func:`.search.best_move`)."""
+    """The move with the best mean outcome (:func:`estimate`'s choice)."""
+    return view.legal_moves[estimate(view, rng, budget).best]
+
+
+def estimate(view: HachiHachiView, rng: random.Random, budget: Budget) -> Estimates:
+    """The search behind :func:`choose`: every legal move's mean outcome in half points (the
+    seat's balance change; indexed as ``view.legal_moves``) and the one chosen
+    (:func:`.search.search`)."""
     moves = view.legal_moves
     me = view.seat if view.seat is not None else view.turn
     known: dict[int, float] = {}
@@ -184,7 +191,4 @@ def choose(view: HachiHachiView, rng: random.Random, budget: Budget) -> Move:
             return _join_outcome(state, me, Draws(values))
         return play_out(state, Draws(values), move)[me]
 
-    best = best_move(
-        len(moves), known, new_world, outcome, budget, budget.playouts_for("hachihachi")
-    )
-    return moves[best]
+    return search(len(moves), known, new_world, outcome, budget, budget.playouts_for("hachihachi"))

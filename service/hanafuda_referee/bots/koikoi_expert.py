@@ -4,7 +4,7 @@ For each *world* (the cards the seat cannot see, dealt at random into the oppone
 stock, consistent with everything the view shows: :func:`sample_state`), every candidate move is
 played, and the round played out to its end with :func:`~hanafuda_referee.koikoi.rollout.play_out`,
 every later choice at random. The move with the best mean outcome in points (the round's points,
-won or lost) is played; :func:`.search.best_move` shares the worlds between the candidates and
+won or lost) is played; :func:`.search.search` shares the worlds between the candidates and
 spends the budget on the best ones.
 
 A stop ends the round at once, so its outcome is known: it is computed once, and koi-koi gets the
@@ -29,14 +29,14 @@ import random
 from collections.abc import Callable, Sequence
 
 from hanafuda_referee.bots.budget import Budget
-from hanafuda_referee.bots.search import best_move
+from hanafuda_referee.bots.search import Estimates, search
 from hanafuda_referee.cards import DECK
 from hanafuda_referee.koikoi.game import KoiKoiState, Phase
 from hanafuda_referee.koikoi.rollout import Playout, play_out
 from hanafuda_referee.koikoi.view import KoiKoiView
 from hanafuda_referee.moves import Move
 
-__all__ = ["choose", "outcome_for", "sample_state", "unseen_cards"]
+__all__ = ["choose", "estimate", "outcome_for", "sample_state", "unseen_cards"]
 
 #: Random numbers drawn per world: more than a round's choices (at most 16 plays, 16 targets and
 #: 16 decisions); the stream wraps around if ever exhausted.
@@ -125,7 +125,13 @@ def _forced(first: int, draws: list[float]) -> Callable[[int], int]:
 
 
 def choose(view: KoiKoiView, rng: random.Random, budget: Budget) -> Move:
-    """The move with the best mean outcome (:func:`.search.best_move`)."""
+    """The move with the best mean outcome (:func:`estimate`'s choice)."""
+    return view.legal_moves[estimate(view, rng, budget).best]
+
+
+def estimate(view: KoiKoiView, rng: random.Random, budget: Budget) -> Estimates:
+    """The search behind :func:`choose`: every legal move's mean outcome in points (indexed as
+    ``view.legal_moves``) and the one chosen (:func:`.search.search`)."""
     moves = view.legal_moves
     me = view.seat if view.seat is not None else view.turn
     known: dict[int, float] = {}
@@ -143,5 +149,4 @@ def choose(view: KoiKoiView, rng: random.Random, budget: Budget) -> Move:
         state, draws = world
         return outcome_for(me, play_out(state, _forced(i, draws)))
 
-    best = best_move(len(moves), known, new_world, outcome, budget, budget.playouts_for("koikoi"))
-    return moves[best]
+    return search(len(moves), known, new_world, outcome, budget, budget.playouts_for("koikoi"))

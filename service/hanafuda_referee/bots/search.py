@@ -8,26 +8,53 @@ is dropped, so that most play-outs go to telling the best moves apart rather tha
 that a poor one is poor. Some candidates have an outcome known without sampling (a stop, a
 shōbu, a drop): they take part in the final comparison only. Ties go to the first candidate.
 
+:func:`search` gives the decision and what it was taken on: every candidate's mean outcome and
+the worlds it was played in (a hint shows them, a review prices a move by them);
+:func:`best_move` is its decision alone. Both are the one search, so a hint is the decision the
+bot takes.
+
 >>> import random
 >>> rng = random.Random(1)
 >>> # Three moves worth 0, 1 and 2 on average, the known fourth worth 1.5.
 >>> best_move(4, {3: 1.5}, rng.random, lambda world, i: i + world - 0.5, Budget(playouts=90))
 2
+>>> found = search(4, {3: 1.5}, random.Random(1).random, lambda world, i: i + world - 0.5,
+...     Budget(playouts=90))
+>>> found.best, found.samples, found.ranked()[:2]
+(2, (15, 37, 37, 0), [2, 3])
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from hanafuda_referee.bots.budget import Budget
 
-__all__ = ["CLOCK_EVERY", "best_move"]
+__all__ = ["CLOCK_EVERY", "Estimates", "best_move", "search"]
 
 World = TypeVar("World")
 
 #: Worlds between two readings of the clock.
 CLOCK_EVERY = 4
+
+
+class Estimates(NamedTuple):
+    """What one search found: the index of the chosen candidate, and for every candidate (by
+    index) its mean outcome and the worlds it was played in (0: its outcome is known without
+    sampling)."""
+
+    best: int
+    means: tuple[float, ...]
+    samples: tuple[int, ...]
+
+    def ranked(self) -> list[int]:
+        """The candidates' indexes, the chosen one first, then by mean (ties: the first). A
+        candidate dropped early has its mean over fewer worlds: see :attr:`samples`."""
+        return sorted(
+            range(len(self.means)),
+            key=lambda i: (i != self.best, -self.means[i], i),
+        )
 
 
 def best_move(
@@ -38,7 +65,21 @@ def best_move(
     budget: Budget,
     limit: int | None = None,
 ) -> int:
-    """The index (in ``range(count)``) of the candidate with the best mean outcome.
+    """The index (in ``range(count)``) of the candidate with the best mean outcome: the
+    decision of :func:`search`."""
+    return search(count, known, new_world, outcome, budget, limit).best
+
+
+def search(
+    count: int,
+    known: Mapping[int, float],
+    new_world: Callable[[], World],
+    outcome: Callable[[World, int], float],
+    budget: Budget,
+    limit: int | None = None,
+) -> Estimates:
+    """Every candidate's estimate, and the one with the best mean outcome among those still in
+    the running at the end (and the known ones).
 
     ``known`` gives the outcome of the candidates that need no sampling; ``new_world()`` samples
     a world and ``outcome(world, i)`` plays candidate ``i`` out in it. At most ``limit`` (default:
@@ -46,7 +87,8 @@ def best_move(
     """
     remaining = [i for i in range(count) if i not in known]
     if not remaining:
-        return min(known, key=lambda i: (-known[i], i))
+        best = min(known, key=lambda i: (-known[i], i))
+        return Estimates(best, tuple(known[i] for i in range(count)), (0,) * count)
     playouts = limit if limit is not None else budget.playouts or 1
     deadline = budget.deadline()
     begun = deadline - budget.seconds if deadline is not None and budget.seconds else 0.0
@@ -73,4 +115,10 @@ def best_move(
         remaining = sorted(ranked[: (len(ranked) + 1) // 2])
     means = {i: totals[i] / worlds[i] for i in remaining}
     means.update(known)
-    return min(means, key=lambda i: (-means[i], i))
+    best = min(means, key=lambda i: (-means[i], i))
+    # The candidates dropped on the way keep the mean of the worlds they were played in.
+    every = [
+        known[i] if i in known else totals[i] / worlds[i] if worlds[i] else 0.0
+        for i in range(count)
+    ]
+    return Estimates(best, tuple(every), tuple(worlds))

@@ -8,7 +8,9 @@ game and hand it the seat's view (:meth:`~hanafuda_referee.hosting.games.HostedG
 the move is committed through the same compare-and-set as a seat's, as ``bot:<version>``; then it
 finishes the turn. A turn whose game moved on is finished unplayed; a turn a worker took and never
 finished (it was killed) is handed to another worker once :data:`.consumer.RECLAIM_AFTER_MS` has
-passed.
+passed. The queue also carries hints and reviews (an entry with a job,
+:mod:`hanafuda_referee.hosting.advice`): the same workers search them where they search a bot's
+move (:func:`.deciding.advise_work`) and store the answer.
 
 Where workers run:
 

@@ -19,7 +19,9 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 
+from hanafuda_referee.bots.advice import Advice
 from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.hosting.advice import AdviceWork, Advisor
 from hanafuda_referee.hosting.bot_turns import BotDecision, BotTurnResult
 from hanafuda_referee.hosting.games import HostedGames
 from hanafuda_referee.moves import Move
@@ -30,6 +32,7 @@ from hanafuda_referee.store import BotTurn, GameStore, StoreError
 __all__ = [
     "MOST_DELIVERIES",
     "RECLAIM_AFTER_MS",
+    "AdviceDecider",
     "BotConsumer",
     "Decider",
     "consumer_name",
@@ -49,6 +52,8 @@ QUEUE_SAMPLE_PERIOD = 2.0
 
 #: A bot's search: the move for a decision and the CPU seconds it took.
 Decider = Callable[[BotDecision], Awaitable[tuple[Move, float]]]
+#: The expert's advice (a hint, a review): the advice on each position and the CPU seconds.
+AdviceDecider = Callable[[AdviceWork], Awaitable[tuple[list[Advice], float]]]
 
 
 def consumer_name(role: str) -> str:
@@ -59,13 +64,25 @@ def consumer_name(role: str) -> str:
 
 class BotConsumer:
     """Takes the turns of ``games``'s store under ``name``, ``slots`` at a time, and has each
-    decided by ``decide`` (a thread, or a pool of processes) and committed."""
+    decided by ``decide`` (a thread, or a pool of processes) and committed. The queue's other
+    jobs, hints and reviews (:mod:`hanafuda_referee.hosting.advice`), are worked out by
+    ``advise`` (where ``decide`` runs) and stored; a worker without ``advise`` drops them."""
 
-    def __init__(self, games: HostedGames, name: str, decide: Decider, *, slots: int = 1) -> None:
+    def __init__(
+        self,
+        games: HostedGames,
+        name: str,
+        decide: Decider,
+        *,
+        slots: int = 1,
+        advise: AdviceDecider | None = None,
+    ) -> None:
         self._games = games
         self._store: GameStore = games.store
         self._name = name
         self._decide = decide
+        self._advise = advise
+        self._advisor = Advisor(games)
         self._slots = slots
         #: Turns being served now (a stop waits for them).
         self._busy = 0
@@ -123,7 +140,12 @@ class BotConsumer:
         self._busy += 1
         try:
             try:
-                result = await self._games.play_bot_turn(turn.game_id, turn.version, self._decided)
+                if turn.job:
+                    result = await self._serve_job(turn)
+                else:
+                    result = await self._games.play_bot_turn(
+                        turn.game_id, turn.version, self._decided
+                    )
             except ApiError as error:
                 await self._failed(turn, error.reason)
                 return None
@@ -135,6 +157,22 @@ class BotConsumer:
             return result
         finally:
             self._busy -= 1
+
+    async def _serve_job(self, turn: BotTurn) -> BotTurnResult:
+        """A hint or a review: worked out and stored (PLAYED), or dropped."""
+        if self._advise is None:
+            logger.warning("bot queue job dropped: this worker gives no advice", job=turn.job)
+            return BotTurnResult.DROPPED
+        stored = await self._advisor.serve(turn.game_id, turn.version, turn.job, self._advised)
+        return BotTurnResult.PLAYED if stored else BotTurnResult.DROPPED
+
+    async def _advised(self, work: AdviceWork) -> list[Advice]:
+        assert self._advise is not None
+        advices, seconds = await self._advise(work)
+        kind = "review" if work.total_seconds is not None else "hint"
+        metrics.BOT_DECISIONS.labels(kind).inc()
+        metrics.BOT_DECISION_SECONDS.labels(kind).observe(seconds)
+        return advices
 
     async def _decided(self, decision: BotDecision) -> Move:
         move, seconds = await self._decide(decision)

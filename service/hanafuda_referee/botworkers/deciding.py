@@ -18,12 +18,15 @@ import sys
 import time
 
 from hanafuda_referee.bots import Budget, decide
+from hanafuda_referee.bots.advice import Advice, advise
+from hanafuda_referee.hosting.advice import AdviceWork
 from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.moves import Move
 
 __all__ = [
     "EXPERT_CPU_SECONDS",
     "NICENESS",
+    "advise_work",
     "decide_turn",
     "die_with",
     "lower_priority",
@@ -55,6 +58,31 @@ def decide_turn(decision: BotDecision) -> tuple[Move, float]:
     budget = Budget(clock=time.thread_time, seconds=EXPERT_CPU_SECONDS)
     move = decide(decision.view, decision.level, decision.seed, budget=budget)
     return move, time.thread_time() - start
+
+
+def advise_work(work: AdviceWork) -> tuple[list[Advice], float]:
+    """The expert's advice on each position of ``work`` (a hint's one, a review's many) and the
+    CPU seconds it took. Each search has the expert's own budget, as a bot's decision
+    (:func:`decide_turn`), so a hint is the move an expert seat would make; a review's share
+    its ``total_seconds`` evenly, each within the same cap.
+
+    >>> from hanafuda_referee.koikoi.game import new_game
+    >>> from hanafuda_referee.koikoi.rules import KoiKoiRules
+    >>> from hanafuda_referee.koikoi.view import view
+    >>> state, _ = new_game(KoiKoiRules(), seed=7, first_dealer=0)
+    >>> (advice,), seconds = advise_work(AdviceWork(((view(state, 0), 1),), 0.01, "koikoi"))
+    >>> advice.move in view(state, 0).legal_moves and seconds >= 0
+    True
+    """
+    start = time.thread_time()
+    each = EXPERT_CPU_SECONDS
+    if work.total_seconds is not None and work.positions:
+        each = min(each, work.total_seconds / len(work.positions))
+    advices = [
+        advise(view, seed, budget=Budget(clock=time.thread_time, seconds=each))
+        for view, seed in work.positions
+    ]
+    return advices, time.thread_time() - start
 
 
 def lower_priority() -> None:

@@ -20,18 +20,25 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
 
+from hanafuda_referee.bots.advice import Advice
 from hanafuda_referee.botworkers.consumer import BotConsumer, consumer_name
-from hanafuda_referee.botworkers.deciding import decide_turn, start_worker_process
+from hanafuda_referee.botworkers.deciding import advise_work, decide_turn, start_worker_process
 from hanafuda_referee.calls.errors import ApiError
+from hanafuda_referee.hosting.advice import AdviceWork
 from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.hosting.games import HostedGames
 from hanafuda_referee.moves import Move
 from hanafuda_referee.observability.logs import logger
 
 __all__ = ["EmbeddedBotWorkers"]
+
+A = TypeVar("A")
+R = TypeVar("R")
 
 
 class EmbeddedBotWorkers:
@@ -43,7 +50,13 @@ class EmbeddedBotWorkers:
     def __init__(self, games: HostedGames, processes: int) -> None:
         self._processes = processes
         self._pool = self._new_pool()
-        self.consumer = BotConsumer(games, consumer_name("embedded"), self._decide, slots=processes)
+        self.consumer = BotConsumer(
+            games,
+            consumer_name("embedded"),
+            self._decide,
+            slots=processes,
+            advise=self._advise,
+        )
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # Spawned, never forked: the serving process holds threads (gRPC's) and sockets.
@@ -55,10 +68,17 @@ class EmbeddedBotWorkers:
         )
 
     async def _decide(self, decision: BotDecision) -> tuple[Move, float]:
+        return await self._in_pool(decide_turn, decision)
+
+    async def _advise(self, work: AdviceWork) -> tuple[list[Advice], float]:
+        return await self._in_pool(advise_work, work)
+
+    async def _in_pool(self, search: Callable[[A], R], argument: A) -> R:
+        """``search(argument)`` in a pool process (a new pool if that one died)."""
         loop = asyncio.get_running_loop()
         pool = self._pool
         try:
-            return await loop.run_in_executor(pool, decide_turn, decision)
+            return await loop.run_in_executor(pool, search, argument)
         except BrokenProcessPool:
             if pool is self._pool:
                 logger.warning("bot worker process died: pool replaced")

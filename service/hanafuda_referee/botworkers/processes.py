@@ -17,9 +17,11 @@ import signal
 import time
 from multiprocessing.process import BaseProcess
 
+from hanafuda_referee.bots.advice import Advice
 from hanafuda_referee.botworkers.consumer import BotConsumer, consumer_name
-from hanafuda_referee.botworkers.deciding import decide_turn, start_worker_process
+from hanafuda_referee.botworkers.deciding import advise_work, decide_turn, start_worker_process
 from hanafuda_referee.config import Config
+from hanafuda_referee.hosting.advice import AdviceWork
 from hanafuda_referee.hosting.bot_turns import BotDecision
 from hanafuda_referee.hosting.games import HostedGames
 from hanafuda_referee.moves import Move
@@ -109,6 +111,10 @@ async def _decide(decision: BotDecision) -> tuple[Move, float]:
     return await asyncio.to_thread(decide_turn, decision)
 
 
+async def _advise(work: AdviceWork) -> tuple[list[Advice], float]:
+    return await asyncio.to_thread(advise_work, work)
+
+
 async def _consume(config: Config, index: int) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -116,7 +122,7 @@ async def _consume(config: Config, index: int) -> None:
         loop.add_signal_handler(sig, stop.set)
     store = open_store(config.redis_url, config.store_settings())
     games = HostedGames(store, cache_size=0)
-    consumer = BotConsumer(games, consumer_name("bot-worker"), _decide)
+    consumer = BotConsumer(games, consumer_name("bot-worker"), _decide, advise=_advise)
     logger.info("bot worker serving", bot_worker=index, consumer=consumer.name, pid=os.getpid())
     try:
         await consumer.run(stop)

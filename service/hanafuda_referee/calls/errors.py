@@ -73,6 +73,7 @@ STATUS: Mapping[str, tuple[grpc.StatusCode, int]] = {
     # The server's capacity, not the client's doing: 503, which HTTP clients and proxies know
     # as "try again later"; gRPC's UNAVAILABLE would say the outcome is unknown, and it is not.
     "STORE_FULL": (grpc.StatusCode.RESOURCE_EXHAUSTED, 503),
+    "GAME_NOT_OVER": _PRECONDITION,
 }
 
 #: The ``ErrorInfo`` metadata key of the seconds to wait before a retry (``RATE_LIMITED``,

@@ -311,6 +311,27 @@ class HostedGames:
         annotate(seat=seat)
         return seat
 
+    # -- for the use cases beside this class (hints and reviews: :mod:`.advice`) -------------
+
+    async def load(self, game_id: str) -> LoadedGame:
+        """The game as stored now (``UNKNOWN_GAME``, ``UNAVAILABLE`` as any read)."""
+        return await self._load(_game_id(game_id))
+
+    async def current(self, game_id: str) -> LoadedGame:
+        """The game as stored now, with the timeouts due now applied (as a read applies them)."""
+        return await self._current(await self._load(_game_id(game_id)))
+
+    def seat_of(self, caller: Caller, meta: GameMeta) -> int:
+        """The seat of the caller's token (``MISSING_TOKEN``, ``BAD_TOKEN``)."""
+        seat = self._seat(caller, meta, required=True)
+        assert seat is not None
+        return seat
+
+    @property
+    def closing(self) -> asyncio.Event:
+        """Set when the server shuts down: a request that waits answers at once."""
+        return self._closing
+
     # -- create --------------------------------------------------------------------------------
 
     async def create(

@@ -24,6 +24,7 @@ from hanafuda.v1 import service_pb2
 
 from hanafuda_referee.calls.caller import Caller
 from hanafuda_referee.hosting import stateless
+from hanafuda_referee.hosting.advice import AdviceLimit, Advisor
 from hanafuda_referee.hosting.games import HostedGames, MoveReply, ViewReply
 from hanafuda_referee.hosting.identity import DEFAULT_IPV6_PREFIX, ClientIdentity
 from hanafuda_referee.hosting.limits import ClientLimits, CreationLimit
@@ -111,7 +112,8 @@ class Referee:
     ``max_watchers``, ``watchers_per_game``, ``watchers_per_client``: the most spectators'
     ``WatchGame`` streams followed at once, in all, of one game, from one client;
     ``watchers_per_seat``: the most streams of one seat (0: no limit; see
-    :class:`~.watching.WatcherSlots`).
+    :class:`~.watching.WatcherSlots`). ``advice_limit``: the rate of hints and reviews one
+    client may ask for (see :mod:`.advice`; None: no limit).
     """
 
     def __init__(
@@ -130,6 +132,7 @@ class Referee:
         ipv6_client_prefix: int = DEFAULT_IPV6_PREFIX,
         client_limits: ClientLimits | None = None,
         memory_ceiling: float = 1.0,
+        advice_limit: AdviceLimit | None = None,
     ) -> None:
         keys = [*api_keys, *([api_key] if api_key else [])]
         self.identity = ClientIdentity.of(keys, ipv6_client_prefix)
@@ -142,6 +145,7 @@ class Referee:
             client_limits=client_limits,
             memory_ceiling=memory_ceiling,
         )
+        self.advisor = Advisor(self.games, advice_limit)
         self.watchers = WatcherSlots(
             max_watchers,
             per_game=watchers_per_game,
@@ -273,3 +277,18 @@ class Referee:
     ) -> service_pb2.GetGameLogResponse:
         """Returns the game's log as the caller may see it (deals and seed once over)."""
         return await self.games.log(request, caller)
+
+    @_observed
+    async def GetHint(  # noqa: N802
+        self, request: service_pb2.GetHintRequest, caller: Caller
+    ) -> service_pb2.GetHintResponse:
+        """The expert's choice for the seat's pending decision, from its view (bot workers)."""
+        return await self.advisor.hint(request, caller)
+
+    @_observed
+    async def ReviewGame(  # noqa: N802
+        self, request: service_pb2.ReviewGameRequest, caller: Caller
+    ) -> service_pb2.ReviewGameResponse:
+        """The seat's decisions of a finished game where the expert would have chosen
+        otherwise (bot workers)."""
+        return await self.advisor.review(request, caller)

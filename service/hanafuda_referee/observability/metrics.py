@@ -282,14 +282,16 @@ DEADLINE_SWEEP_LAG = Gauge(
 )
 BOT_DECISIONS = Counter(
     "hanafuda_bot_decisions",
-    "Bot decisions taken by bot workers, by level (random, greedy, expert).",
+    "Bot decisions taken by bot workers, by level (random, greedy, expert), and the advice they"
+    " gave (hint, review).",
     ["level"],
 )
 BOT_DECISION_SECONDS = Histogram(
     "hanafuda_bot_decision_seconds",
-    "Time one bot decision took in a bot worker (the search alone), by level.",
+    "Time one bot decision (or a hint, a review) took in a bot worker (the search alone), by"
+    " level.",
     ["level"],
-    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0),
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 HTTP_REQUEST_TIMEOUTS = Counter(
     "hanafuda_http_request_timeouts",

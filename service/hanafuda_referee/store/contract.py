@@ -14,6 +14,10 @@ at-least-once delivery: a turn is handed to one worker at a time, and to another
 first has not finished it within the ``reclaim_after_ms`` the taker names. Duplicates are
 therefore possible (a slow worker, a push made twice); the workers' commits, compare-and-set with
 a request id derived from the game and the version, make them harmless.
+
+An entry may carry a ``job``: empty for a bot seat's turn, else a name of the hosting layer's for
+other work the bot workers do off the request path (a hint, a review: see
+``hosting/advice.py``). The store keeps it as it is and hands it back with the entry.
 """
 
 from __future__ import annotations
@@ -88,7 +92,8 @@ class BotTurn(NamedTuple):
     :meth:`GameStore.finish_bot_turn`; ``game_id`` and ``version`` are what
     :meth:`GameStore.push_bot_turn` was given; ``queued_ms`` is when it was pushed (Unix
     milliseconds, the store's clock where it has one); ``deliveries`` counts how many times the
-    turn was handed to a worker, this time included (above 1: a worker died or stalled with it).
+    turn was handed to a worker, this time included (above 1: a worker died or stalled with it);
+    ``job`` is the job pushed with it (empty: a bot seat's turn).
     """
 
     receipt: str
@@ -96,6 +101,7 @@ class BotTurn(NamedTuple):
     version: int
     queued_ms: int
     deliveries: int
+    job: str = ""
 
 
 class QueueStats(NamedTuple):
@@ -216,11 +222,15 @@ class GameStore(Protocol):
         """
         ...
 
-    async def push_bot_turn(self, game_id: str, version: int) -> None:
+    async def push_bot_turn(self, game_id: str, version: int, job: str = "") -> None:
         """Queue a bot seat's turn: the game at (store) ``version`` waits for a bot's decision
         (PLAY.md, "Bots think off the request path"). Called after the commit that hands the
         turn to a bot seat; pushing the same game and version twice is harmless (the worker
         that comes second finds the game moved on, or its commit answered as a retry).
+
+        With a ``job`` (up to 32 printable ASCII characters, no space; see
+        :func:`~.validation.check_job`), the entry is other work on that game and version, queued,
+        handed out and finished exactly as a turn is, and taken back with its job.
 
         On Redis the queue is a stream per partition (the partition from the game id, so that on a
         cluster the partitions spread over the masters) read by one consumer group; the

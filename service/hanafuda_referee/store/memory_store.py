@@ -49,6 +49,7 @@ from .validation import (
     check_bytes,
     check_events,
     check_game_id,
+    check_job,
     check_queue_take,
     check_range,
     check_request_id,
@@ -96,6 +97,8 @@ class _QueuedTurn:
     deliveries: int = 0
     #: The store's clock when it was last handed out.
     delivered_at: float = 0.0
+    #: The job pushed with it ("": a bot seat's turn).
+    job: str = ""
 
 
 class MemoryStore:
@@ -350,14 +353,17 @@ class MemoryStore:
         else:
             self._deadlines[game_id] = int(deadline_ms)
 
-    async def push_bot_turn(self, game_id: str, version: int) -> None:
+    async def push_bot_turn(self, game_id: str, version: int, job: str = "") -> None:
         """See :meth:`.contract.GameStore.push_bot_turn`."""
         self._check_open()
         check_game_id(game_id)
         check_version(version)
+        check_job(job)
         self._turns_pushed += 1
         queued_ms = round((self._unix_offset + self._clock()) * 1000)
-        self._waiting_turns[str(self._turns_pushed)] = _QueuedTurn(game_id, version, queued_ms)
+        self._waiting_turns[str(self._turns_pushed)] = _QueuedTurn(
+            game_id, version, queued_ms, job=job
+        )
         self._turn_pushed.set()
         self._turn_pushed = asyncio.Event()
 
@@ -403,7 +409,7 @@ class MemoryStore:
             turn.deliveries += 1
             turn.delivered_at = now
         return [
-            BotTurn(receipt, turn.game_id, turn.version, turn.queued_ms, turn.deliveries)
+            BotTurn(receipt, turn.game_id, turn.version, turn.queued_ms, turn.deliveries, turn.job)
             for receipt, turn in taken
         ]
 

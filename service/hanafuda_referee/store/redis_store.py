@@ -170,6 +170,7 @@ from .validation import (
     check_bytes,
     check_events,
     check_game_id,
+    check_job,
     check_queue_take,
     check_range,
     check_request_id,
@@ -743,15 +744,17 @@ class RedisStore:
         key = self._keys.deadlines()
         await self._run("settle_deadline", SETTLE_DEADLINE.run(self._clients.main, [key], args))
 
-    async def push_bot_turn(self, game_id: str, version: int) -> None:
+    async def push_bot_turn(self, game_id: str, version: int, job: str = "") -> None:
         """See :meth:`.contract.GameStore.push_bot_turn`: one script, ``XADD`` to the game's
-        partition (and, on a cluster, ``SPUBLISH`` on the partition's channel)."""
+        partition (and, on a cluster, ``SPUBLISH`` on the partition's channel). A job is the
+        entry's field ``j``; a turn has none."""
         check_game_id(game_id)
         check_version(version)
+        check_job(job)
         partition = self._partition_of(game_id)
         channel = "" if self._clients.blocking else self._keys.bot_turns_channel(partition)
         keys = [self._bot_keys[partition]]
-        args: list[bytes | str | int] = [game_id, version, channel]
+        args: list[bytes | str | int] = [game_id, version, channel, job]
         if self._batcher is None:
             await self._run(
                 "push_bot_turn",
@@ -833,9 +836,10 @@ class RedisStore:
                 TAKE_BOT_TURNS.run(self._clients.main, keys, args),
                 command=_EVALSHA,
             )
+            # A sixth item is the entry's job, nil for a turn (or left out by an older script).
             turns.extend(
-                _bot_turn(receipt, game_id, version, deliveries)
-                for _, receipt, game_id, version, deliveries in reply
+                _bot_turn(receipt, game_id, version, deliveries, (job[0] if job else None) or b"")
+                for _, receipt, game_id, version, deliveries, *job in reply
             )
             if len(turns) >= count:
                 break
@@ -872,7 +876,10 @@ class RedisStore:
         )
         by_key = {key.encode(): n for n, key in enumerate(keys)}
         taken = [
-            (by_key[bytes(key)], _bot_turn(receipt, fields[b"g"], fields[b"v"], 1))
+            (
+                by_key[bytes(key)],
+                _bot_turn(receipt, fields[b"g"], fields[b"v"], 1, fields.get(b"j") or b""),
+            )
             for key, entries in reply or []
             for receipt, fields in entries
         ]
@@ -1111,7 +1118,11 @@ def _entry_ms(entry_id: bytes | str) -> int:
 
 
 def _bot_turn(
-    receipt: bytes | str, game_id: bytes | str, version: bytes | str | int, deliveries: int
+    receipt: bytes | str,
+    game_id: bytes | str,
+    version: bytes | str | int,
+    deliveries: int,
+    job: bytes | str = b"",
 ) -> BotTurn:
     """A turn from a stream entry (its id, its fields) and its delivery count."""
     receipt = receipt.decode() if isinstance(receipt, bytes) else receipt
@@ -1121,6 +1132,7 @@ def _bot_turn(
         version=int(version),
         queued_ms=_entry_ms(receipt),
         deliveries=int(deliveries),
+        job=job.decode() if isinstance(job, bytes) else job,
     )
 
 

@@ -277,12 +277,18 @@ return existed
 # -- the bot queue: one stream per partition, read by one consumer group --------------------------
 
 #: KEYS: the partition's stream. ARGV: game id, version, the partition's wake-up channel ('' for
-#: none). Adds the turn as an entry {g: game id, v: version}; a Redis Cluster's workers wait on
+#: none), the job ('' or absent: a bot seat's turn). Adds the turn as an entry {g: game id, v:
+#: version}, with {j: job} when it has one; a Redis Cluster's workers wait on
 #: the sharded channel (a single server's block on the streams themselves).
 PUSH_BOT_TURN = LuaScript(
     "push_bot_turn",
     """
-local id = redis.call('XADD', KEYS[1], '*', 'g', ARGV[1], 'v', ARGV[2])
+local id
+if ARGV[4] ~= nil and ARGV[4] ~= '' then
+  id = redis.call('XADD', KEYS[1], '*', 'g', ARGV[1], 'v', ARGV[2], 'j', ARGV[4])
+else
+  id = redis.call('XADD', KEYS[1], '*', 'g', ARGV[1], 'v', ARGV[2])
+end
 if ARGV[3] ~= '' then redis.call('SPUBLISH', ARGV[3], id) end
 return id
 """,
@@ -291,7 +297,8 @@ return id
 #: KEYS: partition streams (all of them on a single server; one on a cluster, as its keys must
 #: share a slot). ARGV: group, consumer, count, reclaim after (ms), the first partition to look
 #: at (0-based; the caller turns it, for fairness among equals).
-#: Returns up to count turns, each {partition (0-based), entry id, game id, version, deliveries}:
+#: Returns up to count turns, each {partition (0-based), entry id, game id, version, deliveries,
+#: job (nil for a turn, so that the reply's array ends before it)}:
 #: first the entries another consumer was handed at least ``reclaim after`` ago (XAUTOCLAIM, which
 #: counts one more delivery), then new entries, oldest first across the partitions (their ids
 #: are the server's clock): their ids are read with XRANGE after the group's last delivered id,
@@ -343,7 +350,7 @@ for i = 0, n - 1 do
       if entry[2] then
         local pending = redis.call('XPENDING', KEYS[k], group, entry[1], entry[1], 1)
         taken[#taken + 1] = {k - 1, entry[1], field(entry[2], 'g'), field(entry[2], 'v'),
-          pending[1][4]}
+          pending[1][4], field(entry[2], 'j')}
       end
     end
     cursor = reply[1]
@@ -367,7 +374,8 @@ for _ = 1, fresh do
   end
   if best == nil then break end
   local entry = peeked[best][at[best]]
-  taken[#taken + 1] = {best - 1, entry[1], field(entry[2], 'g'), field(entry[2], 'v'), 1}
+  taken[#taken + 1] = {best - 1, entry[1], field(entry[2], 'g'), field(entry[2], 'v'), 1,
+    field(entry[2], 'j')}
   at[best] = at[best] + 1
   chosen[best] = chosen[best] + 1
 end

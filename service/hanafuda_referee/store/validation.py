@@ -15,6 +15,7 @@ __all__ = [
     "check_bytes",
     "check_events",
     "check_game_id",
+    "check_job",
     "check_queue_take",
     "check_range",
     "check_request_id",
@@ -88,6 +89,25 @@ def check_range(after_version: int, limit: int) -> None:
         raise ValueError("after_version is -1 (from the start) or a version")
     if not isinstance(limit, int) or limit < 1:
         raise ValueError("limit must be positive")
+
+
+#: Longest job name of a bot queue entry.
+MAX_JOB_LENGTH = 32
+
+
+def check_job(job: str) -> str:
+    """Return ``job`` if it can name a bot queue entry's job ("" for a bot seat's turn: up to
+    :data:`MAX_JOB_LENGTH` printable ASCII characters without space), else raise
+    :class:`ValueError`.
+
+    >>> check_job("hint:1")
+    'hint:1'
+    """
+    if not isinstance(job, str) or len(job) > MAX_JOB_LENGTH:
+        raise ValueError(f"a job has at most {MAX_JOB_LENGTH} characters")
+    if job and (not job.isascii() or not job.isprintable() or " " in job):
+        raise ValueError("a job is printable ASCII without spaces")
+    return job
 
 
 def check_version(version: int) -> int:

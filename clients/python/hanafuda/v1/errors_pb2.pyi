@@ -156,9 +156,10 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     gRPC `INVALID_ARGUMENT`, HTTP 415.
     """
     REASON_RATE_LIMITED: _Reason.ValueType  # 30
-    """The client created games faster than the server allows (a token bucket per client, shared
-    by every replica: its API key when the server checks keys, else its network address, an IPv6
-    address by its network). Nothing was created. `ErrorInfo.metadata["retry_after_seconds"]`
+    """The client created games, or asked for hints and reviews (`GetHint`, `ReviewGame`), faster
+    than the server allows (a token bucket per client and per kind of request, shared by every
+    replica: its API key when the server checks keys, else its network address, an IPv6 address
+    by its network). Nothing was created or queued. `ErrorInfo.metadata["retry_after_seconds"]`
     says when to try again, as the HTTP header `Retry-After` and the gRPC detail
     `google.rpc.RetryInfo` do.
     gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
@@ -193,6 +194,10 @@ class _ReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Reason.ValueTy
     `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP header
     `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
     gRPC `RESOURCE_EXHAUSTED`, HTTP 503.
+    """
+    REASON_GAME_NOT_OVER: _Reason.ValueType  # 36
+    """A review (`ReviewGame`) of a game still in progress: a game is reviewed once it is over.
+    gRPC `FAILED_PRECONDITION`, HTTP 409.
     """
 
 class Reason(_Reason, metaclass=_ReasonEnumTypeWrapper):
@@ -341,9 +346,10 @@ requests are always protobuf: the code is there for completeness.
 gRPC `INVALID_ARGUMENT`, HTTP 415.
 """
 REASON_RATE_LIMITED: Reason.ValueType  # 30
-"""The client created games faster than the server allows (a token bucket per client, shared
-by every replica: its API key when the server checks keys, else its network address, an IPv6
-address by its network). Nothing was created. `ErrorInfo.metadata["retry_after_seconds"]`
+"""The client created games, or asked for hints and reviews (`GetHint`, `ReviewGame`), faster
+than the server allows (a token bucket per client and per kind of request, shared by every
+replica: its API key when the server checks keys, else its network address, an IPv6 address
+by its network). Nothing was created or queued. `ErrorInfo.metadata["retry_after_seconds"]`
 says when to try again, as the HTTP header `Retry-After` and the gRPC detail
 `google.rpc.RetryInfo` do.
 gRPC `RESOURCE_EXHAUSTED`, HTTP 429.
@@ -378,5 +384,9 @@ games end or expire, while every game in progress plays on. Nothing was created.
 `ErrorInfo.metadata["retry_after_seconds"]` says when to try again, as the HTTP header
 `Retry-After` and the gRPC detail `google.rpc.RetryInfo` do.
 gRPC `RESOURCE_EXHAUSTED`, HTTP 503.
+"""
+REASON_GAME_NOT_OVER: Reason.ValueType  # 36
+"""A review (`ReviewGame`) of a game still in progress: a game is reviewed once it is over.
+gRPC `FAILED_PRECONDITION`, HTTP 409.
 """
 Global___Reason: _TypeAlias = Reason  # noqa: Y015

@@ -23,21 +23,28 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from hanafuda.v1 import moves_pb2 as hanafuda_dot_v1_dot_moves__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16hanafuda/v1/play.proto\x12\x0bhanafuda.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x02\n\x0c\x43lockOptions\x12&\n\x0cmove_seconds\x18\x01 \x01(\rH\x00R\x0bmoveSeconds\x88\x01\x01\x12,\n\x0freserve_seconds\x18\x02 \x01(\rH\x01R\x0ereserveSeconds\x88\x01\x01\x12\x35\n\non_timeout\x18\x03 \x01(\x0e\x32\x16.hanafuda.v1.OnTimeoutR\tonTimeout\x12\x31\n\x12max_auto_decisions\x18\x04 \x01(\rH\x02R\x10maxAutoDecisions\x88\x01\x01\x12\x36\n\x0btimeout_bot\x18\x05 \x01(\x0e\x32\x15.hanafuda.v1.BotLevelR\ntimeoutBotB\x0f\n\r_move_secondsB\x12\n\x10_reserve_secondsB\x15\n\x13_max_auto_decisions\"\xda\x02\n\tClockView\x12\x33\n\x07options\x18\x01 \x01(\x0b\x32\x19.hanafuda.v1.ClockOptionsR\x07options\x12\x17\n\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x88\x01\x01\x12\x34\n\x07started\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07started\x12?\n\rmove_deadline\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0cmoveDeadline\x12\x36\n\x08\x64\x65\x61\x64line\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12\x1d\n\nreserve_ms\x18\x06 \x03(\x04R\treserveMs\x12(\n\x10\x61utomatic_in_row\x18\x07 \x03(\rR\x0e\x61utomaticInRowB\x07\n\x05_seat*g\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_LEVEL_RANDOM\x10\x01\x12\x14\n\x10\x42OT_LEVEL_GREEDY\x10\x02\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x03*S\n\tOnTimeout\x12\x1a\n\x16ON_TIMEOUT_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_TIMEOUT_AUTO\x10\x01\x12\x15\n\x11ON_TIMEOUT_RESIGN\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16hanafuda/v1/play.proto\x12\x0bhanafuda.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17hanafuda/v1/moves.proto\"\xc2\x02\n\x0c\x43lockOptions\x12&\n\x0cmove_seconds\x18\x01 \x01(\rH\x00R\x0bmoveSeconds\x88\x01\x01\x12,\n\x0freserve_seconds\x18\x02 \x01(\rH\x01R\x0ereserveSeconds\x88\x01\x01\x12\x35\n\non_timeout\x18\x03 \x01(\x0e\x32\x16.hanafuda.v1.OnTimeoutR\tonTimeout\x12\x31\n\x12max_auto_decisions\x18\x04 \x01(\rH\x02R\x10maxAutoDecisions\x88\x01\x01\x12\x36\n\x0btimeout_bot\x18\x05 \x01(\x0e\x32\x15.hanafuda.v1.BotLevelR\ntimeoutBotB\x0f\n\r_move_secondsB\x12\n\x10_reserve_secondsB\x15\n\x13_max_auto_decisions\"\xda\x02\n\tClockView\x12\x33\n\x07options\x18\x01 \x01(\x0b\x32\x19.hanafuda.v1.ClockOptionsR\x07options\x12\x17\n\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x88\x01\x01\x12\x34\n\x07started\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07started\x12?\n\rmove_deadline\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0cmoveDeadline\x12\x36\n\x08\x64\x65\x61\x64line\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12\x1d\n\nreserve_ms\x18\x06 \x03(\x04R\treserveMs\x12(\n\x10\x61utomatic_in_row\x18\x07 \x03(\rR\x0e\x61utomaticInRowB\x07\n\x05_seat\"p\n\x0cMoveEstimate\x12%\n\x04move\x18\x01 \x01(\x0b\x32\x11.hanafuda.v1.MoveR\x04move\x12\x1f\n\x0bmean_points\x18\x02 \x01(\x01R\nmeanPoints\x12\x18\n\x07samples\x18\x03 \x01(\rR\x07samples\"\xc9\x01\n\x10ReviewedDecision\x12\x18\n\x07version\x18\x01 \x01(\x04R\x07version\x12\x14\n\x05round\x18\x02 \x01(\rR\x05round\x12\x31\n\x06played\x18\x03 \x01(\x0b\x32\x19.hanafuda.v1.MoveEstimateR\x06played\x12\x31\n\x06\x65xpert\x18\x04 \x01(\x0b\x32\x19.hanafuda.v1.MoveEstimateR\x06\x65xpert\x12\x1f\n\x0b\x63ost_points\x18\x05 \x01(\x01R\ncostPoints*g\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_LEVEL_RANDOM\x10\x01\x12\x14\n\x10\x42OT_LEVEL_GREEDY\x10\x02\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x03*S\n\tOnTimeout\x12\x1a\n\x16ON_TIMEOUT_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_TIMEOUT_AUTO\x10\x01\x12\x15\n\x11ON_TIMEOUT_RESIGN\x10\x02*a\n\x0c\x41\x64viceStatus\x12\x1d\n\x19\x41\x44VICE_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13\x41\x44VICE_STATUS_READY\x10\x01\x12\x19\n\x15\x41\x44VICE_STATUS_PENDING\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hanafuda.v1.play_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BOTLEVEL']._serialized_start=746
-  _globals['_BOTLEVEL']._serialized_end=849
-  _globals['_ONTIMEOUT']._serialized_start=851
-  _globals['_ONTIMEOUT']._serialized_end=934
-  _globals['_CLOCKOPTIONS']._serialized_start=73
-  _globals['_CLOCKOPTIONS']._serialized_end=395
-  _globals['_CLOCKVIEW']._serialized_start=398
-  _globals['_CLOCKVIEW']._serialized_end=744
+  _globals['_BOTLEVEL']._serialized_start=1089
+  _globals['_BOTLEVEL']._serialized_end=1192
+  _globals['_ONTIMEOUT']._serialized_start=1194
+  _globals['_ONTIMEOUT']._serialized_end=1277
+  _globals['_ADVICESTATUS']._serialized_start=1279
+  _globals['_ADVICESTATUS']._serialized_end=1376
+  _globals['_CLOCKOPTIONS']._serialized_start=98
+  _globals['_CLOCKOPTIONS']._serialized_end=420
+  _globals['_CLOCKVIEW']._serialized_start=423
+  _globals['_CLOCKVIEW']._serialized_end=769
+  _globals['_MOVEESTIMATE']._serialized_start=771
+  _globals['_MOVEESTIMATE']._serialized_end=883
+  _globals['_REVIEWEDDECISION']._serialized_start=886
+  _globals['_REVIEWEDDECISION']._serialized_end=1087
 # @@protoc_insertion_point(module_scope)

@@ -9,14 +9,15 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from hanafuda.v1 import moves_pb2 as _moves_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
 
-if sys.version_info >= (3, 10):
-    from typing import TypeAlias as _TypeAlias
+if sys.version_info >= (3, 11):
+    from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
-    from typing_extensions import TypeAlias as _TypeAlias
+    from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -71,6 +72,34 @@ ON_TIMEOUT_AUTO: OnTimeout.ValueType  # 1
 ON_TIMEOUT_RESIGN: OnTimeout.ValueType  # 2
 """The seat resigns."""
 Global___OnTimeout: _TypeAlias = OnTimeout  # noqa: Y015
+
+class _AdviceStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _AdviceStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AdviceStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ADVICE_STATUS_UNSPECIFIED: _AdviceStatus.ValueType  # 0
+    """Not set (never sent by the server)."""
+    ADVICE_STATUS_READY: _AdviceStatus.ValueType  # 1
+    """The answer is in the response."""
+    ADVICE_STATUS_PENDING: _AdviceStatus.ValueType  # 2
+    """The bot workers are working it out: ask again (with `wait_seconds` to wait for it). Asking
+    again costs no second search and is not rate-limited.
+    """
+
+class AdviceStatus(_AdviceStatus, metaclass=_AdviceStatusEnumTypeWrapper):
+    """Whether the answer of a method served by the bot workers (`GetHint`, `ReviewGame`) is in."""
+
+ADVICE_STATUS_UNSPECIFIED: AdviceStatus.ValueType  # 0
+"""Not set (never sent by the server)."""
+ADVICE_STATUS_READY: AdviceStatus.ValueType  # 1
+"""The answer is in the response."""
+ADVICE_STATUS_PENDING: AdviceStatus.ValueType  # 2
+"""The bot workers are working it out: ask again (with `wait_seconds` to wait for it). Asking
+again costs no second search and is not rate-limited.
+"""
+Global___AdviceStatus: _TypeAlias = AdviceStatus  # noqa: Y015
 
 @_typing.final
 class ClockOptions(_message.Message):
@@ -189,3 +218,88 @@ class ClockView(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___ClockView: _TypeAlias = ClockView  # noqa: Y015
+
+@_typing.final
+class MoveEstimate(_message.Message):
+    """The expert's estimate of one legal move: its mean outcome over the worlds the search played
+    it in (the cards the seat cannot see dealt at random, consistent with its view).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOVE_FIELD_NUMBER: _builtins.int
+    MEAN_POINTS_FIELD_NUMBER: _builtins.int
+    SAMPLES_FIELD_NUMBER: _builtins.int
+    mean_points: _builtins.float
+    """The mean outcome in points for the seat: Koi-Koi, the round's points won (positive) or lost
+    (negative); Hachi-Hachi, the seat's balance change over the rest of the round, in points
+    (not half points: an estimate is not an amount).
+    """
+    samples: _builtins.int
+    """The worlds the move was played in; 0 when its outcome is known without sampling (a stop, a
+    shōbu, a drop). The search spends its worlds on the best moves, so a poor move's mean rests
+    on fewer of them.
+    """
+    @_builtins.property
+    def move(self) -> _moves_pb2.Move:
+        """The move."""
+
+    def __init__(
+        self,
+        *,
+        move: _moves_pb2.Move | None = ...,
+        mean_points: _builtins.float = ...,
+        samples: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mean_points", b"mean_points", "move", b"move", "samples", b"samples"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveEstimate: _TypeAlias = MoveEstimate  # noqa: Y015
+
+@_typing.final
+class ReviewedDecision(_message.Message):
+    """One decision of a reviewed game where the expert would have chosen otherwise."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
+    EXPERT_FIELD_NUMBER: _builtins.int
+    COST_POINTS_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version when the decision was pending (the `GameView.version` the seat saw)."""
+    round: _builtins.int
+    """The round it was taken in, from 1."""
+    cost_points: _builtins.float
+    """The estimated cost of the move made, in points: the expert's mean minus the played move's.
+    It may be 0 or slightly negative when the two are as good as each other (the played move's
+    mean then rests on fewer worlds).
+    """
+    @_builtins.property
+    def played(self) -> Global___MoveEstimate:
+        """The move the seat made."""
+
+    @_builtins.property
+    def expert(self) -> Global___MoveEstimate:
+        """The move the expert would have made."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        round: _builtins.int = ...,
+        played: Global___MoveEstimate | None = ...,
+        expert: Global___MoveEstimate | None = ...,
+        cost_points: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expert", b"expert", "played", b"played"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cost_points", b"cost_points", "expert", b"expert", "played", b"played", "round", b"round", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewedDecision: _TypeAlias = ReviewedDecision  # noqa: Y015

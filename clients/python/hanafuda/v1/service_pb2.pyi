@@ -876,3 +876,134 @@ class GetGameLogResponse(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___GetGameLogResponse: _TypeAlias = GetGameLogResponse  # noqa: Y015
+
+@_typing.final
+class GetHintRequest(_message.Message):
+    """Request of `GetHint`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    WAIT_SECONDS_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game id."""
+    wait_seconds: _builtins.int
+    """Seconds to wait for the hint, 0 to 30 (above 30: `INVALID_ARGUMENT`): the answer comes as
+    soon as the hint is in, or with `ADVICE_STATUS_PENDING` at the end of the time. Over HTTP:
+    the query parameter `waitSeconds`.
+    """
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        wait_seconds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "wait_seconds", b"wait_seconds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHintRequest: _TypeAlias = GetHintRequest  # noqa: Y015
+
+@_typing.final
+class GetHintResponse(_message.Message):
+    """Response of `GetHint`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    CANDIDATES_FIELD_NUMBER: _builtins.int
+    status: _play_pb2.AdviceStatus.ValueType
+    """`ADVICE_STATUS_READY` with the hint below, or `ADVICE_STATUS_PENDING` (the rest is unset)."""
+    version: _builtins.int
+    """The game version the hint is for (the `GameView.version` of the decision). A hint of an
+    older version than the view's is stale.
+    """
+    @_builtins.property
+    def move(self) -> _moves_pb2.Move:
+        """The move the expert makes: one of the view's `legal_moves`."""
+
+    @_builtins.property
+    def candidates(self) -> _containers.RepeatedCompositeFieldContainer[_play_pb2.MoveEstimate]:
+        """The estimates of the leading moves, the expert's first, then by mean: at most 5."""
+
+    def __init__(
+        self,
+        *,
+        status: _play_pb2.AdviceStatus.ValueType = ...,
+        version: _builtins.int = ...,
+        move: _moves_pb2.Move | None = ...,
+        candidates: _abc.Iterable[_play_pb2.MoveEstimate] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidates", b"candidates", "move", b"move", "status", b"status", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHintResponse: _TypeAlias = GetHintResponse  # noqa: Y015
+
+@_typing.final
+class ReviewGameRequest(_message.Message):
+    """Request of `ReviewGame`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    WAIT_SECONDS_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game id (a finished game)."""
+    wait_seconds: _builtins.int
+    """Seconds to wait for the review, 0 to 30, as `GetHintRequest.wait_seconds`. A review searches
+    every decision of the game: a few seconds.
+    """
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        wait_seconds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "wait_seconds", b"wait_seconds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewGameRequest: _TypeAlias = ReviewGameRequest  # noqa: Y015
+
+@_typing.final
+class ReviewGameResponse(_message.Message):
+    """Response of `ReviewGame`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    DIFFERENCES_FIELD_NUMBER: _builtins.int
+    status: _play_pb2.AdviceStatus.ValueType
+    """`ADVICE_STATUS_READY` with the review below, or `ADVICE_STATUS_PENDING`."""
+    decisions: _builtins.int
+    """The seat's decisions reviewed: those it made itself with more than one legal move (a
+    timeout's are not its own).
+    """
+    @_builtins.property
+    def differences(self) -> _containers.RepeatedCompositeFieldContainer[_play_pb2.ReviewedDecision]:
+        """The reviewed decisions where the expert would have chosen otherwise, in the game's order."""
+
+    def __init__(
+        self,
+        *,
+        status: _play_pb2.AdviceStatus.ValueType = ...,
+        decisions: _builtins.int = ...,
+        differences: _abc.Iterable[_play_pb2.ReviewedDecision] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "differences", b"differences", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewGameResponse: _TypeAlias = ReviewGameResponse  # noqa: Y015

@@ -100,6 +100,16 @@ class RefereeServiceStub:
                 request_serializer=hanafuda_dot_v1_dot_service__pb2.GetGameLogRequest.SerializeToString,
                 response_deserializer=hanafuda_dot_v1_dot_service__pb2.GetGameLogResponse.FromString,
                 _registered_method=True)
+        self.GetHint = channel.unary_unary(
+                '/hanafuda.v1.RefereeService/GetHint',
+                request_serializer=hanafuda_dot_v1_dot_service__pb2.GetHintRequest.SerializeToString,
+                response_deserializer=hanafuda_dot_v1_dot_service__pb2.GetHintResponse.FromString,
+                _registered_method=True)
+        self.ReviewGame = channel.unary_unary(
+                '/hanafuda.v1.RefereeService/ReviewGame',
+                request_serializer=hanafuda_dot_v1_dot_service__pb2.ReviewGameRequest.SerializeToString,
+                response_deserializer=hanafuda_dot_v1_dot_service__pb2.ReviewGameResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -204,6 +214,28 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetHint(self, request, context):
+        """The expert's choice for the caller's pending decision, worked out from the seat's own view
+        (the same information the seat's `GameView` holds, nothing more), with its estimate of the
+        leading moves. Needs the seat's player token. The search runs on the bot workers, off the
+        request path: the answer is `ADVICE_STATUS_PENDING` until it is in (ask again, or wait with
+        `wait_seconds`). Rate-limited per client (`RATE_LIMITED`); asking again for the same
+        decision is free.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReviewGame(self, request, context):
+        """Reviews a finished game for the caller's seat: the seat's decisions where the expert would
+        have chosen otherwise, with the estimated cost of each. Each decision is judged from the
+        seat's own view when it was taken (rebuilt from the log), never from what the log revealed
+        later. Needs the seat's player token; served by the bot workers like `GetHint`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -266,6 +298,16 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.GetGameLog,
                     request_deserializer=hanafuda_dot_v1_dot_service__pb2.GetGameLogRequest.FromString,
                     response_serializer=hanafuda_dot_v1_dot_service__pb2.GetGameLogResponse.SerializeToString,
+            ),
+            'GetHint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHint,
+                    request_deserializer=hanafuda_dot_v1_dot_service__pb2.GetHintRequest.FromString,
+                    response_serializer=hanafuda_dot_v1_dot_service__pb2.GetHintResponse.SerializeToString,
+            ),
+            'ReviewGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewGame,
+                    request_deserializer=hanafuda_dot_v1_dot_service__pb2.ReviewGameRequest.FromString,
+                    response_serializer=hanafuda_dot_v1_dot_service__pb2.ReviewGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -598,6 +640,60 @@ class RefereeService:
             '/hanafuda.v1.RefereeService/GetGameLog',
             hanafuda_dot_v1_dot_service__pb2.GetGameLogRequest.SerializeToString,
             hanafuda_dot_v1_dot_service__pb2.GetGameLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hanafuda.v1.RefereeService/GetHint',
+            hanafuda_dot_v1_dot_service__pb2.GetHintRequest.SerializeToString,
+            hanafuda_dot_v1_dot_service__pb2.GetHintResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hanafuda.v1.RefereeService/ReviewGame',
+            hanafuda_dot_v1_dot_service__pb2.ReviewGameRequest.SerializeToString,
+            hanafuda_dot_v1_dot_service__pb2.ReviewGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -79,6 +79,20 @@ class RefereeServiceStub:
     once the game is over, also its seed and every deal, so anyone can audit it. A page costs
     what its size costs, whatever the game's length.
     """
+    GetHint: _grpc.UnaryUnaryMultiCallable[_service_pb2.GetHintRequest, _service_pb2.GetHintResponse]
+    """The expert's choice for the caller's pending decision, worked out from the seat's own view
+    (the same information the seat's `GameView` holds, nothing more), with its estimate of the
+    leading moves. Needs the seat's player token. The search runs on the bot workers, off the
+    request path: the answer is `ADVICE_STATUS_PENDING` until it is in (ask again, or wait with
+    `wait_seconds`). Rate-limited per client (`RATE_LIMITED`); asking again for the same
+    decision is free.
+    """
+    ReviewGame: _grpc.UnaryUnaryMultiCallable[_service_pb2.ReviewGameRequest, _service_pb2.ReviewGameResponse]
+    """Reviews a finished game for the caller's seat: the seat's decisions where the expert would
+    have chosen otherwise, with the estimated cost of each. Each decision is judged from the
+    seat's own view when it was taken (rebuilt from the log), never from what the log revealed
+    later. Needs the seat's player token; served by the bot workers like `GetHint`.
+    """
 
 @_typing.type_check_only
 class RefereeServiceAsyncStub(RefereeServiceStub):
@@ -130,6 +144,20 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     """Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
     once the game is over, also its seed and every deal, so anyone can audit it. A page costs
     what its size costs, whatever the game's length.
+    """
+    GetHint: _aio.UnaryUnaryMultiCallable[_service_pb2.GetHintRequest, _service_pb2.GetHintResponse]  # type: ignore[assignment]
+    """The expert's choice for the caller's pending decision, worked out from the seat's own view
+    (the same information the seat's `GameView` holds, nothing more), with its estimate of the
+    leading moves. Needs the seat's player token. The search runs on the bot workers, off the
+    request path: the answer is `ADVICE_STATUS_PENDING` until it is in (ask again, or wait with
+    `wait_seconds`). Rate-limited per client (`RATE_LIMITED`); asking again for the same
+    decision is free.
+    """
+    ReviewGame: _aio.UnaryUnaryMultiCallable[_service_pb2.ReviewGameRequest, _service_pb2.ReviewGameResponse]  # type: ignore[assignment]
+    """Reviews a finished game for the caller's seat: the seat's decisions where the expert would
+    have chosen otherwise, with the estimated cost of each. Each decision is judged from the
+    seat's own view when it was taken (rebuilt from the log), never from what the log revealed
+    later. Needs the seat's player token; served by the bot workers like `GetHint`.
     """
 
 class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -251,6 +279,32 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         """Returns the game's event log as the seat (or a spectator) may see it, one page at a time;
         once the game is over, also its seed and every deal, so anyone can audit it. A page costs
         what its size costs, whatever the game's length.
+        """
+
+    @_abc_1.abstractmethod
+    def GetHint(
+        self,
+        request: _service_pb2.GetHintRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.GetHintResponse, _abc.Awaitable[_service_pb2.GetHintResponse]]:
+        """The expert's choice for the caller's pending decision, worked out from the seat's own view
+        (the same information the seat's `GameView` holds, nothing more), with its estimate of the
+        leading moves. Needs the seat's player token. The search runs on the bot workers, off the
+        request path: the answer is `ADVICE_STATUS_PENDING` until it is in (ask again, or wait with
+        `wait_seconds`). Rate-limited per client (`RATE_LIMITED`); asking again for the same
+        decision is free.
+        """
+
+    @_abc_1.abstractmethod
+    def ReviewGame(
+        self,
+        request: _service_pb2.ReviewGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.ReviewGameResponse, _abc.Awaitable[_service_pb2.ReviewGameResponse]]:
+        """Reviews a finished game for the caller's seat: the seat's decisions where the expert would
+        have chosen otherwise, with the estimated cost of each. Each decision is judged from the
+        seat's own view when it was taken (rebuilt from the log), never from what the log revealed
+        later. Needs the seat's player token; served by the bot workers like `GetHint`.
         """
 
 def add_RefereeServiceServicer_to_server(servicer: RefereeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

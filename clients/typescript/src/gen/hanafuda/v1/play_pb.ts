@@ -8,13 +8,15 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Move } from "./moves_pb.js";
+import { file_hanafuda_v1_moves } from "./moves_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hanafuda/v1/play.proto.
  */
 export const file_hanafuda_v1_play: GenFile = /*@__PURE__*/
-  fileDesc("ChZoYW5hZnVkYS92MS9wbGF5LnByb3RvEgtoYW5hZnVkYS52MSL8AQoMQ2xvY2tPcHRpb25zEhkKDG1vdmVfc2Vjb25kcxgBIAEoDUgAiAEBEhwKD3Jlc2VydmVfc2Vjb25kcxgCIAEoDUgBiAEBEioKCm9uX3RpbWVvdXQYAyABKA4yFi5oYW5hZnVkYS52MS5PblRpbWVvdXQSHwoSbWF4X2F1dG9fZGVjaXNpb25zGAQgASgNSAKIAQESKgoLdGltZW91dF9ib3QYBSABKA4yFS5oYW5hZnVkYS52MS5Cb3RMZXZlbEIPCg1fbW92ZV9zZWNvbmRzQhIKEF9yZXNlcnZlX3NlY29uZHNCFQoTX21heF9hdXRvX2RlY2lzaW9ucyKPAgoJQ2xvY2tWaWV3EioKB29wdGlvbnMYASABKAsyGS5oYW5hZnVkYS52MS5DbG9ja09wdGlvbnMSEQoEc2VhdBgCIAEoDUgAiAEBEisKB3N0YXJ0ZWQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKDW1vdmVfZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGRlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXNlcnZlX21zGAYgAygEEhgKEGF1dG9tYXRpY19pbl9yb3cYByADKA1CBwoFX3NlYXQqZwoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASFAoQQk9UX0xFVkVMX1JBTkRPTRABEhQKEEJPVF9MRVZFTF9HUkVFRFkQAhIUChBCT1RfTEVWRUxfRVhQRVJUEAMqUwoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABITCg9PTl9USU1FT1VUX0FVVE8QARIVChFPTl9USU1FT1VUX1JFU0lHThACYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChZoYW5hZnVkYS92MS9wbGF5LnByb3RvEgtoYW5hZnVkYS52MSL8AQoMQ2xvY2tPcHRpb25zEhkKDG1vdmVfc2Vjb25kcxgBIAEoDUgAiAEBEhwKD3Jlc2VydmVfc2Vjb25kcxgCIAEoDUgBiAEBEioKCm9uX3RpbWVvdXQYAyABKA4yFi5oYW5hZnVkYS52MS5PblRpbWVvdXQSHwoSbWF4X2F1dG9fZGVjaXNpb25zGAQgASgNSAKIAQESKgoLdGltZW91dF9ib3QYBSABKA4yFS5oYW5hZnVkYS52MS5Cb3RMZXZlbEIPCg1fbW92ZV9zZWNvbmRzQhIKEF9yZXNlcnZlX3NlY29uZHNCFQoTX21heF9hdXRvX2RlY2lzaW9ucyKPAgoJQ2xvY2tWaWV3EioKB29wdGlvbnMYASABKAsyGS5oYW5hZnVkYS52MS5DbG9ja09wdGlvbnMSEQoEc2VhdBgCIAEoDUgAiAEBEisKB3N0YXJ0ZWQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKDW1vdmVfZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGRlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXNlcnZlX21zGAYgAygEEhgKEGF1dG9tYXRpY19pbl9yb3cYByADKA1CBwoFX3NlYXQiVQoMTW92ZUVzdGltYXRlEh8KBG1vdmUYASABKAsyES5oYW5hZnVkYS52MS5Nb3ZlEhMKC21lYW5fcG9pbnRzGAIgASgBEg8KB3NhbXBsZXMYAyABKA0inQEKEFJldmlld2VkRGVjaXNpb24SDwoHdmVyc2lvbhgBIAEoBBINCgVyb3VuZBgCIAEoDRIpCgZwbGF5ZWQYAyABKAsyGS5oYW5hZnVkYS52MS5Nb3ZlRXN0aW1hdGUSKQoGZXhwZXJ0GAQgASgLMhkuaGFuYWZ1ZGEudjEuTW92ZUVzdGltYXRlEhMKC2Nvc3RfcG9pbnRzGAUgASgBKmcKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhQKEEJPVF9MRVZFTF9SQU5ET00QARIUChBCT1RfTEVWRUxfR1JFRURZEAISFAoQQk9UX0xFVkVMX0VYUEVSVBADKlMKCU9uVGltZW91dBIaChZPTl9USU1FT1VUX1VOU1BFQ0lGSUVEEAASEwoPT05fVElNRU9VVF9BVVRPEAESFQoRT05fVElNRU9VVF9SRVNJR04QAiphCgxBZHZpY2VTdGF0dXMSHQoZQURWSUNFX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0FEVklDRV9TVEFUVVNfUkVBRFkQARIZChVBRFZJQ0VfU1RBVFVTX1BFTkRJTkcQAmIGcHJvdG8z", [file_google_protobuf_timestamp, file_hanafuda_v1_moves]);
 
 /**
  * Turn clocks, given at creation (off unless `move_seconds` is set). Validated like rule options:
@@ -134,6 +136,97 @@ export const ClockViewSchema: GenMessage<ClockView> = /*@__PURE__*/
   messageDesc(file_hanafuda_v1_play, 1);
 
 /**
+ * The expert's estimate of one legal move: its mean outcome over the worlds the search played
+ * it in (the cards the seat cannot see dealt at random, consistent with its view).
+ *
+ * @generated from message hanafuda.v1.MoveEstimate
+ */
+export type MoveEstimate = Message<"hanafuda.v1.MoveEstimate"> & {
+  /**
+   * The move.
+   *
+   * @generated from field: hanafuda.v1.Move move = 1;
+   */
+  move?: Move | undefined;
+
+  /**
+   * The mean outcome in points for the seat: Koi-Koi, the round's points won (positive) or lost
+   * (negative); Hachi-Hachi, the seat's balance change over the rest of the round, in points
+   * (not half points: an estimate is not an amount).
+   *
+   * @generated from field: double mean_points = 2;
+   */
+  meanPoints: number;
+
+  /**
+   * The worlds the move was played in; 0 when its outcome is known without sampling (a stop, a
+   * shōbu, a drop). The search spends its worlds on the best moves, so a poor move's mean rests
+   * on fewer of them.
+   *
+   * @generated from field: uint32 samples = 3;
+   */
+  samples: number;
+};
+
+/**
+ * Describes the message hanafuda.v1.MoveEstimate.
+ * Use `create(MoveEstimateSchema)` to create a new message.
+ */
+export const MoveEstimateSchema: GenMessage<MoveEstimate> = /*@__PURE__*/
+  messageDesc(file_hanafuda_v1_play, 2);
+
+/**
+ * One decision of a reviewed game where the expert would have chosen otherwise.
+ *
+ * @generated from message hanafuda.v1.ReviewedDecision
+ */
+export type ReviewedDecision = Message<"hanafuda.v1.ReviewedDecision"> & {
+  /**
+   * The game's version when the decision was pending (the `GameView.version` the seat saw).
+   *
+   * @generated from field: uint64 version = 1;
+   */
+  version: bigint;
+
+  /**
+   * The round it was taken in, from 1.
+   *
+   * @generated from field: uint32 round = 2;
+   */
+  round: number;
+
+  /**
+   * The move the seat made.
+   *
+   * @generated from field: hanafuda.v1.MoveEstimate played = 3;
+   */
+  played?: MoveEstimate | undefined;
+
+  /**
+   * The move the expert would have made.
+   *
+   * @generated from field: hanafuda.v1.MoveEstimate expert = 4;
+   */
+  expert?: MoveEstimate | undefined;
+
+  /**
+   * The estimated cost of the move made, in points: the expert's mean minus the played move's.
+   * It may be 0 or slightly negative when the two are as good as each other (the played move's
+   * mean then rests on fewer worlds).
+   *
+   * @generated from field: double cost_points = 5;
+   */
+  costPoints: number;
+};
+
+/**
+ * Describes the message hanafuda.v1.ReviewedDecision.
+ * Use `create(ReviewedDecisionSchema)` to create a new message.
+ */
+export const ReviewedDecisionSchema: GenMessage<ReviewedDecision> = /*@__PURE__*/
+  messageDesc(file_hanafuda_v1_play, 3);
+
+/**
  * A built-in bot's level. The bots decide from their seat's view only, like any client.
  *
  * @generated from enum hanafuda.v1.BotLevel
@@ -207,4 +300,39 @@ export enum OnTimeout {
  */
 export const OnTimeoutSchema: GenEnum<OnTimeout> = /*@__PURE__*/
   enumDesc(file_hanafuda_v1_play, 1);
+
+/**
+ * Whether the answer of a method served by the bot workers (`GetHint`, `ReviewGame`) is in.
+ *
+ * @generated from enum hanafuda.v1.AdviceStatus
+ */
+export enum AdviceStatus {
+  /**
+   * Not set (never sent by the server).
+   *
+   * @generated from enum value: ADVICE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The answer is in the response.
+   *
+   * @generated from enum value: ADVICE_STATUS_READY = 1;
+   */
+  READY = 1,
+
+  /**
+   * The bot workers are working it out: ask again (with `wait_seconds` to wait for it). Asking
+   * again costs no second search and is not rate-limited.
+   *
+   * @generated from enum value: ADVICE_STATUS_PENDING = 2;
+   */
+  PENDING = 2,
+}
+
+/**
+ * Describes the enum hanafuda.v1.AdviceStatus.
+ */
+export const AdviceStatusSchema: GenEnum<AdviceStatus> = /*@__PURE__*/
+  enumDesc(file_hanafuda_v1_play, 2);
 

@@ -16,7 +16,7 @@ import type { Deal, DealRecord, GameView } from "./game_pb.js";
 import { file_hanafuda_v1_game } from "./game_pb.js";
 import type { Move } from "./moves_pb.js";
 import { file_hanafuda_v1_moves } from "./moves_pb.js";
-import type { BotLevel, ClockOptions } from "./play_pb.js";
+import type { AdviceStatus, BotLevel, ClockOptions, MoveEstimate, ReviewedDecision } from "./play_pb.js";
 import { file_hanafuda_v1_play } from "./play_pb.js";
 import type { GameKind, HachiHachiRules, KoiKoiRules, Preset } from "./rules_pb.js";
 import { file_hanafuda_v1_rules } from "./rules_pb.js";
@@ -28,7 +28,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hanafuda/v1/service.proto.
  */
 export const file_hanafuda_v1_service: GenFile = /*@__PURE__*/
-  fileDesc("ChloYW5hZnVkYS92MS9zZXJ2aWNlLnByb3RvEgtoYW5hZnVkYS52MSI5ChJMaXN0UHJlc2V0c1JlcXVlc3QSIwoEa2luZBgBIAEoDjIVLmhhbmFmdWRhLnYxLkdhbWVLaW5kIjsKE0xpc3RQcmVzZXRzUmVzcG9uc2USJAoHcHJlc2V0cxgBIAMoCzITLmhhbmFmdWRhLnYxLlByZXNldCLoAQoSU2NvcmVLb2lLb2lSZXF1ZXN0Eg4KBnByZXNldBgBIAEoCRIrCglvdmVycmlkZXMYAiABKAsyGC5oYW5hZnVkYS52MS5Lb2lLb2lSdWxlcxIjCghjYXB0dXJlZBgDIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSGQoLcm91bmRfbW9udGgYBCABKA1CBOJBAQISGAoQb3duX2tvaWtvaV9jYWxscxgFIAEoDRIdChVvcHBvbmVudF9rb2lrb2lfY2FsbHMYBiABKA0SHAoUb3Bwb25lbnRfeWFrdV9wb2ludHMYByABKA0iQQoTU2NvcmVLb2lLb2lSZXNwb25zZRIqCgVzY29yZRgBIAEoCzIbLmhhbmFmdWRhLnYxLlNjb3JlQnJlYWtkb3duIkIKGUNsYXNzaWZ5S29pS29pSGFuZFJlcXVlc3QSJQoEaGFuZBgBIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmRCBOJBAQIiSgoaQ2xhc3NpZnlLb2lLb2lIYW5kUmVzcG9uc2USLAoHbWF0Y2hlcxgBIAMoCzIbLmhhbmFmdWRhLnYxLkRlYWxDaGVja01hdGNoIkYKHUNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXF1ZXN0EiUKBGhhbmQYASADKA4yES5oYW5hZnVkYS52MS5DYXJkQgTiQQECIkUKHkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXNwb25zZRIjCgZ0ZXlha3UYASABKAsyEy5oYW5hZnVkYS52MS5UZXlha3UiRQoeU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXNSZXF1ZXN0EiMKCGNhcHR1cmVkGAEgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZCJtCh9TY29yZUhhY2hpSGFjaGlDYXB0dXJlc1Jlc3BvbnNlEicKCGRla2l5YWt1GAEgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USDQoFY291bnQYAiABKA0SEgoKZGlmZmVyZW5jZRgDIAEoESJkChxTZXR0bGVIYWNoaUhhY2hpUm91bmRSZXF1ZXN0EhQKBmNvdW50cxgBIAMoDUIE4kEBAhIeChBmaWVsZF9tdWx0aXBsaWVyGAIgASgNQgTiQQECEg4KBmRlYWxlchgDIAEoDSKsAQodU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVzcG9uc2USJgoGY291bnRzGAEgAygLMhYuaGFuYWZ1ZGEudjEuQ2FyZENvdW50EicKCGRla2l5YWt1GAIgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USJgoIcGF5bWVudHMYAyADKAsyFC5oYW5hZnVkYS52MS5QYXltZW50EhIKCm5ldF9oYWx2ZXMYBCADKAMidgoTTGlzdENhcHR1cmVzUmVxdWVzdBIlCgRjYXJkGAEgASgOMhEuaGFuYWZ1ZGEudjEuQ2FyZEIE4kEBAhIgCgVmaWVsZBgCIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSFgoObGlnaHRuaW5nX3dpbGQYAyABKAgiQwoUTGlzdENhcHR1cmVzUmVzcG9uc2USKwoHb3B0aW9ucxgBIAMoCzIaLmhhbmFmdWRhLnYxLkNhcHR1cmVPcHRpb24iqgMKEUNyZWF0ZUdhbWVSZXF1ZXN0EikKBGtpbmQYASABKA4yFS5oYW5hZnVkYS52MS5HYW1lS2luZEIE4kEBAhIOCgZwcmVzZXQYAiABKAkSKwoHa29pX2tvaRgDIAEoCzIYLmhhbmFmdWRhLnYxLktvaUtvaVJ1bGVzSAASMwoLaGFjaGlfaGFjaGkYBCABKAsyHC5oYW5hZnVkYS52MS5IYWNoaUhhY2hpUnVsZXNIABIVCgdwbGF5ZXJzGAUgAygJQgTiQQECEhkKDGZpcnN0X2RlYWxlchgGIAEoDUgBiAEBEhEKBHNlZWQYByABKARIAogBARIpCg5wcmVwYXJlZF9kZWFscxgIIAMoCzIRLmhhbmFmdWRhLnYxLkRlYWwSKAoFY2xvY2sYCSABKAsyGS5oYW5hZnVkYS52MS5DbG9ja09wdGlvbnMSIwoEYm90cxgKIAMoDjIVLmhhbmFmdWRhLnYxLkJvdExldmVsEhIKCnJlcXVlc3RfaWQYCyABKAlCCwoJb3ZlcnJpZGVzQg8KDV9maXJzdF9kZWFsZXJCBwoFX3NlZWQiXgoSQ3JlYXRlR2FtZVJlc3BvbnNlEgwKBGdhbWUYASABKAkSFQoNcGxheWVyX3Rva2VucxgCIAMoCRIjCgR2aWV3GAMgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXciOgoOR2V0R2FtZVJlcXVlc3QSEgoEZ2FtZRgBIAEoCUIE4kEBAhIUCgx3YWl0X3NlY29uZHMYAiABKA0iNgoPR2V0R2FtZVJlc3BvbnNlEiMKBHZpZXcYASABKAsyFS5oYW5hZnVkYS52MS5HYW1lVmlldyLIAQoRU3VibWl0TW92ZVJlcXVlc3QSEgoEZ2FtZRgBIAEoCUIE4kEBAhIlCgRtb3ZlGAIgASgLMhEuaGFuYWZ1ZGEudjEuTW92ZUIE4kEBAhIRCgRzZWF0GAMgASgNSACIAQESHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgBiAEBEhIKCnJlcXVlc3RfaWQYBSABKAkSFAoMd2FpdF9zZWNvbmRzGAYgASgNQgcKBV9zZWF0QhMKEV9leHBlY3RlZF92ZXJzaW9uIm4KElN1Ym1pdE1vdmVSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5oYW5hZnVkYS52MS5FdmVudBIjCgR2aWV3GAIgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXcSDwoHdmVyc2lvbhgDIAEoBCJSChBXYXRjaEdhbWVSZXF1ZXN0EhIKBGdhbWUYASABKAlCBOJBAQISGQoMZnJvbV92ZXJzaW9uGAIgASgESACIAQFCDwoNX2Zyb21fdmVyc2lvbiJtChFXYXRjaEdhbWVSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5oYW5hZnVkYS52MS5FdmVudBIjCgR2aWV3GAIgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXcSDwoHdmVyc2lvbhgDIAEoBCJOChFHZXRHYW1lTG9nUmVxdWVzdBISCgRnYW1lGAEgASgJQgTiQQECEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJIpUBChJHZXRHYW1lTG9nUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSEQoEc2VlZBgCIAEoBEgAiAEBEiYKBWRlYWxzGAMgAygLMhcuaGFuYWZ1ZGEudjEuRGVhbFJlY29yZBIXCg9uZXh0X3BhZ2VfdG9rZW4YBCABKAlCBwoFX3NlZWQy8AsKDlJlZmVyZWVTZXJ2aWNlEmsKC0xpc3RQcmVzZXRzEh8uaGFuYWZ1ZGEudjEuTGlzdFByZXNldHNSZXF1ZXN0GiAuaGFuYWZ1ZGEudjEuTGlzdFByZXNldHNSZXNwb25zZSIZgtPkkwITEhEvdjEvcnVsZXMvcHJlc2V0cxJzCgtTY29yZUtvaUtvaRIfLmhhbmFmdWRhLnYxLlNjb3JlS29pS29pUmVxdWVzdBogLmhhbmFmdWRhLnYxLlNjb3JlS29pS29pUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL3J1bGVzL2tvaWtvaTpzY29yZRKPAQoSQ2xhc3NpZnlLb2lLb2lIYW5kEiYuaGFuYWZ1ZGEudjEuQ2xhc3NpZnlLb2lLb2lIYW5kUmVxdWVzdBonLmhhbmFmdWRhLnYxLkNsYXNzaWZ5S29pS29pSGFuZFJlc3BvbnNlIiiC0+STAiI6ASoiHS92MS9ydWxlcy9rb2lrb2k6Y2xhc3NpZnlIYW5kEp8BChZDbGFzc2lmeUhhY2hpSGFjaGlIYW5kEiouaGFuYWZ1ZGEudjEuQ2xhc3NpZnlIYWNoaUhhY2hpSGFuZFJlcXVlc3QaKy5oYW5hZnVkYS52MS5DbGFzc2lmeUhhY2hpSGFjaGlIYW5kUmVzcG9uc2UiLILT5JMCJjoBKiIhL3YxL3J1bGVzL2hhY2hpaGFjaGk6Y2xhc3NpZnlIYW5kEqMBChdTY29yZUhhY2hpSGFjaGlDYXB0dXJlcxIrLmhhbmFmdWRhLnYxLlNjb3JlSGFjaGlIYWNoaUNhcHR1cmVzUmVxdWVzdBosLmhhbmFmdWRhLnYxLlNjb3JlSGFjaGlIYWNoaUNhcHR1cmVzUmVzcG9uc2UiLYLT5JMCJzoBKiIiL3YxL3J1bGVzL2hhY2hpaGFjaGk6c2NvcmVDYXB0dXJlcxKWAQoVU2V0dGxlSGFjaGlIYWNoaVJvdW5kEikuaGFuYWZ1ZGEudjEuU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVxdWVzdBoqLmhhbmFmdWRhLnYxLlNldHRsZUhhY2hpSGFjaGlSb3VuZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS9ydWxlcy9oYWNoaWhhY2hpOnNldHRsZRJ2CgxMaXN0Q2FwdHVyZXMSIC5oYW5hZnVkYS52MS5MaXN0Q2FwdHVyZXNSZXF1ZXN0GiEuaGFuYWZ1ZGEudjEuTGlzdENhcHR1cmVzUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL3J1bGVzOmxpc3RDYXB0dXJlcxJjCgpDcmVhdGVHYW1lEh4uaGFuYWZ1ZGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHy5oYW5hZnVkYS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDjoBKiIJL3YxL2dhbWVzEl4KB0dldEdhbWUSGy5oYW5hZnVkYS52MS5HZXRHYW1lUmVxdWVzdBocLmhhbmFmdWRhLnYxLkdldEdhbWVSZXNwb25zZSIYgtPkkwISEhAvdjEvZ2FtZXMve2dhbWV9EnAKClN1Ym1pdE1vdmUSHi5oYW5hZnVkYS52MS5TdWJtaXRNb3ZlUmVxdWVzdBofLmhhbmFmdWRhLnYxLlN1Ym1pdE1vdmVSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvZ2FtZXMve2dhbWV9L21vdmVzEm0KCVdhdGNoR2FtZRIdLmhhbmFmdWRhLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5oYW5hZnVkYS52MS5XYXRjaEdhbWVSZXNwb25zZSIfgtPkkwIZEhcvdjEvZ2FtZXMve2dhbWV9L2V2ZW50czABEmsKCkdldEdhbWVMb2cSHi5oYW5hZnVkYS52MS5HZXRHYW1lTG9nUmVxdWVzdBofLmhhbmFmdWRhLnYxLkdldEdhbWVMb2dSZXNwb25zZSIcgtPkkwIWEhQvdjEvZ2FtZXMve2dhbWV9L2xvZ2IGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_hanafuda_v1_cards, file_hanafuda_v1_events, file_hanafuda_v1_game, file_hanafuda_v1_moves, file_hanafuda_v1_play, file_hanafuda_v1_rules, file_hanafuda_v1_scoring]);
+  fileDesc("ChloYW5hZnVkYS92MS9zZXJ2aWNlLnByb3RvEgtoYW5hZnVkYS52MSI5ChJMaXN0UHJlc2V0c1JlcXVlc3QSIwoEa2luZBgBIAEoDjIVLmhhbmFmdWRhLnYxLkdhbWVLaW5kIjsKE0xpc3RQcmVzZXRzUmVzcG9uc2USJAoHcHJlc2V0cxgBIAMoCzITLmhhbmFmdWRhLnYxLlByZXNldCLoAQoSU2NvcmVLb2lLb2lSZXF1ZXN0Eg4KBnByZXNldBgBIAEoCRIrCglvdmVycmlkZXMYAiABKAsyGC5oYW5hZnVkYS52MS5Lb2lLb2lSdWxlcxIjCghjYXB0dXJlZBgDIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSGQoLcm91bmRfbW9udGgYBCABKA1CBOJBAQISGAoQb3duX2tvaWtvaV9jYWxscxgFIAEoDRIdChVvcHBvbmVudF9rb2lrb2lfY2FsbHMYBiABKA0SHAoUb3Bwb25lbnRfeWFrdV9wb2ludHMYByABKA0iQQoTU2NvcmVLb2lLb2lSZXNwb25zZRIqCgVzY29yZRgBIAEoCzIbLmhhbmFmdWRhLnYxLlNjb3JlQnJlYWtkb3duIkIKGUNsYXNzaWZ5S29pS29pSGFuZFJlcXVlc3QSJQoEaGFuZBgBIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmRCBOJBAQIiSgoaQ2xhc3NpZnlLb2lLb2lIYW5kUmVzcG9uc2USLAoHbWF0Y2hlcxgBIAMoCzIbLmhhbmFmdWRhLnYxLkRlYWxDaGVja01hdGNoIkYKHUNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXF1ZXN0EiUKBGhhbmQYASADKA4yES5oYW5hZnVkYS52MS5DYXJkQgTiQQECIkUKHkNsYXNzaWZ5SGFjaGlIYWNoaUhhbmRSZXNwb25zZRIjCgZ0ZXlha3UYASABKAsyEy5oYW5hZnVkYS52MS5UZXlha3UiRQoeU2NvcmVIYWNoaUhhY2hpQ2FwdHVyZXNSZXF1ZXN0EiMKCGNhcHR1cmVkGAEgAygOMhEuaGFuYWZ1ZGEudjEuQ2FyZCJtCh9TY29yZUhhY2hpSGFjaGlDYXB0dXJlc1Jlc3BvbnNlEicKCGRla2l5YWt1GAEgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USDQoFY291bnQYAiABKA0SEgoKZGlmZmVyZW5jZRgDIAEoESJkChxTZXR0bGVIYWNoaUhhY2hpUm91bmRSZXF1ZXN0EhQKBmNvdW50cxgBIAMoDUIE4kEBAhIeChBmaWVsZF9tdWx0aXBsaWVyGAIgASgNQgTiQQECEg4KBmRlYWxlchgDIAEoDSKsAQodU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVzcG9uc2USJgoGY291bnRzGAEgAygLMhYuaGFuYWZ1ZGEudjEuQ2FyZENvdW50EicKCGRla2l5YWt1GAIgAygLMhUuaGFuYWZ1ZGEudjEuRGVraXlha3USJgoIcGF5bWVudHMYAyADKAsyFC5oYW5hZnVkYS52MS5QYXltZW50EhIKCm5ldF9oYWx2ZXMYBCADKAMidgoTTGlzdENhcHR1cmVzUmVxdWVzdBIlCgRjYXJkGAEgASgOMhEuaGFuYWZ1ZGEudjEuQ2FyZEIE4kEBAhIgCgVmaWVsZBgCIAMoDjIRLmhhbmFmdWRhLnYxLkNhcmQSFgoObGlnaHRuaW5nX3dpbGQYAyABKAgiQwoUTGlzdENhcHR1cmVzUmVzcG9uc2USKwoHb3B0aW9ucxgBIAMoCzIaLmhhbmFmdWRhLnYxLkNhcHR1cmVPcHRpb24iqgMKEUNyZWF0ZUdhbWVSZXF1ZXN0EikKBGtpbmQYASABKA4yFS5oYW5hZnVkYS52MS5HYW1lS2luZEIE4kEBAhIOCgZwcmVzZXQYAiABKAkSKwoHa29pX2tvaRgDIAEoCzIYLmhhbmFmdWRhLnYxLktvaUtvaVJ1bGVzSAASMwoLaGFjaGlfaGFjaGkYBCABKAsyHC5oYW5hZnVkYS52MS5IYWNoaUhhY2hpUnVsZXNIABIVCgdwbGF5ZXJzGAUgAygJQgTiQQECEhkKDGZpcnN0X2RlYWxlchgGIAEoDUgBiAEBEhEKBHNlZWQYByABKARIAogBARIpCg5wcmVwYXJlZF9kZWFscxgIIAMoCzIRLmhhbmFmdWRhLnYxLkRlYWwSKAoFY2xvY2sYCSABKAsyGS5oYW5hZnVkYS52MS5DbG9ja09wdGlvbnMSIwoEYm90cxgKIAMoDjIVLmhhbmFmdWRhLnYxLkJvdExldmVsEhIKCnJlcXVlc3RfaWQYCyABKAlCCwoJb3ZlcnJpZGVzQg8KDV9maXJzdF9kZWFsZXJCBwoFX3NlZWQiXgoSQ3JlYXRlR2FtZVJlc3BvbnNlEgwKBGdhbWUYASABKAkSFQoNcGxheWVyX3Rva2VucxgCIAMoCRIjCgR2aWV3GAMgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXciOgoOR2V0R2FtZVJlcXVlc3QSEgoEZ2FtZRgBIAEoCUIE4kEBAhIUCgx3YWl0X3NlY29uZHMYAiABKA0iNgoPR2V0R2FtZVJlc3BvbnNlEiMKBHZpZXcYASABKAsyFS5oYW5hZnVkYS52MS5HYW1lVmlldyLIAQoRU3VibWl0TW92ZVJlcXVlc3QSEgoEZ2FtZRgBIAEoCUIE4kEBAhIlCgRtb3ZlGAIgASgLMhEuaGFuYWZ1ZGEudjEuTW92ZUIE4kEBAhIRCgRzZWF0GAMgASgNSACIAQESHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgBiAEBEhIKCnJlcXVlc3RfaWQYBSABKAkSFAoMd2FpdF9zZWNvbmRzGAYgASgNQgcKBV9zZWF0QhMKEV9leHBlY3RlZF92ZXJzaW9uIm4KElN1Ym1pdE1vdmVSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5oYW5hZnVkYS52MS5FdmVudBIjCgR2aWV3GAIgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXcSDwoHdmVyc2lvbhgDIAEoBCJSChBXYXRjaEdhbWVSZXF1ZXN0EhIKBGdhbWUYASABKAlCBOJBAQISGQoMZnJvbV92ZXJzaW9uGAIgASgESACIAQFCDwoNX2Zyb21fdmVyc2lvbiJtChFXYXRjaEdhbWVSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5oYW5hZnVkYS52MS5FdmVudBIjCgR2aWV3GAIgASgLMhUuaGFuYWZ1ZGEudjEuR2FtZVZpZXcSDwoHdmVyc2lvbhgDIAEoBCJOChFHZXRHYW1lTG9nUmVxdWVzdBISCgRnYW1lGAEgASgJQgTiQQECEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJIpUBChJHZXRHYW1lTG9nUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIuaGFuYWZ1ZGEudjEuRXZlbnQSEQoEc2VlZBgCIAEoBEgAiAEBEiYKBWRlYWxzGAMgAygLMhcuaGFuYWZ1ZGEudjEuRGVhbFJlY29yZBIXCg9uZXh0X3BhZ2VfdG9rZW4YBCABKAlCBwoFX3NlZWQiOgoOR2V0SGludFJlcXVlc3QSEgoEZ2FtZRgBIAEoCUIE4kEBAhIUCgx3YWl0X3NlY29uZHMYAiABKA0inQEKD0dldEhpbnRSZXNwb25zZRIpCgZzdGF0dXMYASABKA4yGS5oYW5hZnVkYS52MS5BZHZpY2VTdGF0dXMSDwoHdmVyc2lvbhgCIAEoBBIfCgRtb3ZlGAMgASgLMhEuaGFuYWZ1ZGEudjEuTW92ZRItCgpjYW5kaWRhdGVzGAQgAygLMhkuaGFuYWZ1ZGEudjEuTW92ZUVzdGltYXRlIj0KEVJldmlld0dhbWVSZXF1ZXN0EhIKBGdhbWUYASABKAlCBOJBAQISFAoMd2FpdF9zZWNvbmRzGAIgASgNIoYBChJSZXZpZXdHYW1lUmVzcG9uc2USKQoGc3RhdHVzGAEgASgOMhkuaGFuYWZ1ZGEudjEuQWR2aWNlU3RhdHVzEhEKCWRlY2lzaW9ucxgCIAEoDRIyCgtkaWZmZXJlbmNlcxgDIAMoCzIdLmhhbmFmdWRhLnYxLlJldmlld2VkRGVjaXNpb24yxQ0KDlJlZmVyZWVTZXJ2aWNlEmsKC0xpc3RQcmVzZXRzEh8uaGFuYWZ1ZGEudjEuTGlzdFByZXNldHNSZXF1ZXN0GiAuaGFuYWZ1ZGEudjEuTGlzdFByZXNldHNSZXNwb25zZSIZgtPkkwITEhEvdjEvcnVsZXMvcHJlc2V0cxJzCgtTY29yZUtvaUtvaRIfLmhhbmFmdWRhLnYxLlNjb3JlS29pS29pUmVxdWVzdBogLmhhbmFmdWRhLnYxLlNjb3JlS29pS29pUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL3J1bGVzL2tvaWtvaTpzY29yZRKPAQoSQ2xhc3NpZnlLb2lLb2lIYW5kEiYuaGFuYWZ1ZGEudjEuQ2xhc3NpZnlLb2lLb2lIYW5kUmVxdWVzdBonLmhhbmFmdWRhLnYxLkNsYXNzaWZ5S29pS29pSGFuZFJlc3BvbnNlIiiC0+STAiI6ASoiHS92MS9ydWxlcy9rb2lrb2k6Y2xhc3NpZnlIYW5kEp8BChZDbGFzc2lmeUhhY2hpSGFjaGlIYW5kEiouaGFuYWZ1ZGEudjEuQ2xhc3NpZnlIYWNoaUhhY2hpSGFuZFJlcXVlc3QaKy5oYW5hZnVkYS52MS5DbGFzc2lmeUhhY2hpSGFjaGlIYW5kUmVzcG9uc2UiLILT5JMCJjoBKiIhL3YxL3J1bGVzL2hhY2hpaGFjaGk6Y2xhc3NpZnlIYW5kEqMBChdTY29yZUhhY2hpSGFjaGlDYXB0dXJlcxIrLmhhbmFmdWRhLnYxLlNjb3JlSGFjaGlIYWNoaUNhcHR1cmVzUmVxdWVzdBosLmhhbmFmdWRhLnYxLlNjb3JlSGFjaGlIYWNoaUNhcHR1cmVzUmVzcG9uc2UiLYLT5JMCJzoBKiIiL3YxL3J1bGVzL2hhY2hpaGFjaGk6c2NvcmVDYXB0dXJlcxKWAQoVU2V0dGxlSGFjaGlIYWNoaVJvdW5kEikuaGFuYWZ1ZGEudjEuU2V0dGxlSGFjaGlIYWNoaVJvdW5kUmVxdWVzdBoqLmhhbmFmdWRhLnYxLlNldHRsZUhhY2hpSGFjaGlSb3VuZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS9ydWxlcy9oYWNoaWhhY2hpOnNldHRsZRJ2CgxMaXN0Q2FwdHVyZXMSIC5oYW5hZnVkYS52MS5MaXN0Q2FwdHVyZXNSZXF1ZXN0GiEuaGFuYWZ1ZGEudjEuTGlzdENhcHR1cmVzUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL3J1bGVzOmxpc3RDYXB0dXJlcxJjCgpDcmVhdGVHYW1lEh4uaGFuYWZ1ZGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHy5oYW5hZnVkYS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDjoBKiIJL3YxL2dhbWVzEl4KB0dldEdhbWUSGy5oYW5hZnVkYS52MS5HZXRHYW1lUmVxdWVzdBocLmhhbmFmdWRhLnYxLkdldEdhbWVSZXNwb25zZSIYgtPkkwISEhAvdjEvZ2FtZXMve2dhbWV9EnAKClN1Ym1pdE1vdmUSHi5oYW5hZnVkYS52MS5TdWJtaXRNb3ZlUmVxdWVzdBofLmhhbmFmdWRhLnYxLlN1Ym1pdE1vdmVSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvZ2FtZXMve2dhbWV9L21vdmVzEm0KCVdhdGNoR2FtZRIdLmhhbmFmdWRhLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5oYW5hZnVkYS52MS5XYXRjaEdhbWVSZXNwb25zZSIfgtPkkwIZEhcvdjEvZ2FtZXMve2dhbWV9L2V2ZW50czABEmsKCkdldEdhbWVMb2cSHi5oYW5hZnVkYS52MS5HZXRHYW1lTG9nUmVxdWVzdBofLmhhbmFmdWRhLnYxLkdldEdhbWVMb2dSZXNwb25zZSIcgtPkkwIWEhQvdjEvZ2FtZXMve2dhbWV9L2xvZxJjCgdHZXRIaW50EhsuaGFuYWZ1ZGEudjEuR2V0SGludFJlcXVlc3QaHC5oYW5hZnVkYS52MS5HZXRIaW50UmVzcG9uc2UiHYLT5JMCFxIVL3YxL2dhbWVzL3tnYW1lfS9oaW50Em4KClJldmlld0dhbWUSHi5oYW5hZnVkYS52MS5SZXZpZXdHYW1lUmVxdWVzdBofLmhhbmFmdWRhLnYxLlJldmlld0dhbWVSZXNwb25zZSIfgtPkkwIZEhcvdjEvZ2FtZXMve2dhbWV9L3Jldmlld2IGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_hanafuda_v1_cards, file_hanafuda_v1_events, file_hanafuda_v1_game, file_hanafuda_v1_moves, file_hanafuda_v1_play, file_hanafuda_v1_rules, file_hanafuda_v1_scoring]);
 
 /**
  * Request of `ListPresets`.
@@ -885,6 +885,144 @@ export const GetGameLogResponseSchema: GenMessage<GetGameLogResponse> = /*@__PUR
   messageDesc(file_hanafuda_v1_service, 23);
 
 /**
+ * Request of `GetHint`.
+ *
+ * @generated from message hanafuda.v1.GetHintRequest
+ */
+export type GetHintRequest = Message<"hanafuda.v1.GetHintRequest"> & {
+  /**
+   * The game id.
+   *
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Seconds to wait for the hint, 0 to 30 (above 30: `INVALID_ARGUMENT`): the answer comes as
+   * soon as the hint is in, or with `ADVICE_STATUS_PENDING` at the end of the time. Over HTTP:
+   * the query parameter `waitSeconds`.
+   *
+   * @generated from field: uint32 wait_seconds = 2;
+   */
+  waitSeconds: number;
+};
+
+/**
+ * Describes the message hanafuda.v1.GetHintRequest.
+ * Use `create(GetHintRequestSchema)` to create a new message.
+ */
+export const GetHintRequestSchema: GenMessage<GetHintRequest> = /*@__PURE__*/
+  messageDesc(file_hanafuda_v1_service, 24);
+
+/**
+ * Response of `GetHint`.
+ *
+ * @generated from message hanafuda.v1.GetHintResponse
+ */
+export type GetHintResponse = Message<"hanafuda.v1.GetHintResponse"> & {
+  /**
+   * `ADVICE_STATUS_READY` with the hint below, or `ADVICE_STATUS_PENDING` (the rest is unset).
+   *
+   * @generated from field: hanafuda.v1.AdviceStatus status = 1;
+   */
+  status: AdviceStatus;
+
+  /**
+   * The game version the hint is for (the `GameView.version` of the decision). A hint of an
+   * older version than the view's is stale.
+   *
+   * @generated from field: uint64 version = 2;
+   */
+  version: bigint;
+
+  /**
+   * The move the expert makes: one of the view's `legal_moves`.
+   *
+   * @generated from field: hanafuda.v1.Move move = 3;
+   */
+  move?: Move | undefined;
+
+  /**
+   * The estimates of the leading moves, the expert's first, then by mean: at most 5.
+   *
+   * @generated from field: repeated hanafuda.v1.MoveEstimate candidates = 4;
+   */
+  candidates: MoveEstimate[];
+};
+
+/**
+ * Describes the message hanafuda.v1.GetHintResponse.
+ * Use `create(GetHintResponseSchema)` to create a new message.
+ */
+export const GetHintResponseSchema: GenMessage<GetHintResponse> = /*@__PURE__*/
+  messageDesc(file_hanafuda_v1_service, 25);
+
+/**
+ * Request of `ReviewGame`.
+ *
+ * @generated from message hanafuda.v1.ReviewGameRequest
+ */
+export type ReviewGameRequest = Message<"hanafuda.v1.ReviewGameRequest"> & {
+  /**
+   * The game id (a finished game).
+   *
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Seconds to wait for the review, 0 to 30, as `GetHintRequest.wait_seconds`. A review searches
+   * every decision of the game: a few seconds.
+   *
+   * @generated from field: uint32 wait_seconds = 2;
+   */
+  waitSeconds: number;
+};
+
+/**
+ * Describes the message hanafuda.v1.ReviewGameRequest.
+ * Use `create(ReviewGameRequestSchema)` to create a new message.
+ */
+export const ReviewGameRequestSchema: GenMessage<ReviewGameRequest> = /*@__PURE__*/
+  messageDesc(file_hanafuda_v1_service, 26);
+
+/**
+ * Response of `ReviewGame`.
+ *
+ * @generated from message hanafuda.v1.ReviewGameResponse
+ */
+export type ReviewGameResponse = Message<"hanafuda.v1.ReviewGameResponse"> & {
+  /**
+   * `ADVICE_STATUS_READY` with the review below, or `ADVICE_STATUS_PENDING`.
+   *
+   * @generated from field: hanafuda.v1.AdviceStatus status = 1;
+   */
+  status: AdviceStatus;
+
+  /**
+   * The seat's decisions reviewed: those it made itself with more than one legal move (a
+   * timeout's are not its own).
+   *
+   * @generated from field: uint32 decisions = 2;
+   */
+  decisions: number;
+
+  /**
+   * The reviewed decisions where the expert would have chosen otherwise, in the game's order.
+   *
+   * @generated from field: repeated hanafuda.v1.ReviewedDecision differences = 3;
+   */
+  differences: ReviewedDecision[];
+};
+
+/**
+ * Describes the message hanafuda.v1.ReviewGameResponse.
+ * Use `create(ReviewGameResponseSchema)` to create a new message.
+ */
+export const ReviewGameResponseSchema: GenMessage<ReviewGameResponse> = /*@__PURE__*/
+  messageDesc(file_hanafuda_v1_service, 27);
+
+/**
  * The hanafuda referee: the authority on the rules of Koi-Koi and Hachi-Hachi.
  *
  * Authentication: methods that act as a seat read the seat's player token from the gRPC metadata
@@ -1023,6 +1161,34 @@ export const RefereeService: GenService<{
     methodKind: "unary";
     input: typeof GetGameLogRequestSchema;
     output: typeof GetGameLogResponseSchema;
+  },
+  /**
+   * The expert's choice for the caller's pending decision, worked out from the seat's own view
+   * (the same information the seat's `GameView` holds, nothing more), with its estimate of the
+   * leading moves. Needs the seat's player token. The search runs on the bot workers, off the
+   * request path: the answer is `ADVICE_STATUS_PENDING` until it is in (ask again, or wait with
+   * `wait_seconds`). Rate-limited per client (`RATE_LIMITED`); asking again for the same
+   * decision is free.
+   *
+   * @generated from rpc hanafuda.v1.RefereeService.GetHint
+   */
+  getHint: {
+    methodKind: "unary";
+    input: typeof GetHintRequestSchema;
+    output: typeof GetHintResponseSchema;
+  },
+  /**
+   * Reviews a finished game for the caller's seat: the seat's decisions where the expert would
+   * have chosen otherwise, with the estimated cost of each. Each decision is judged from the
+   * seat's own view when it was taken (rebuilt from the log), never from what the log revealed
+   * later. Needs the seat's player token; served by the bot workers like `GetHint`.
+   *
+   * @generated from rpc hanafuda.v1.RefereeService.ReviewGame
+   */
+  reviewGame: {
+    methodKind: "unary";
+    input: typeof ReviewGameRequestSchema;
+    output: typeof ReviewGameResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hanafuda_v1_service, 0);
