@@ -20,7 +20,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -201,7 +201,8 @@ async def _seat(
     game, token = await transports.new_seat()
     if finished:
         resign = moves_pb2.Move(kind=moves_pb2.MOVE_KIND_RESIGN)
-        await transports.stub.SubmitMove(
+        submit: Any = transports.stub.SubmitMove  # the aio stub, typed as the sync one
+        await submit(
             service_pb2.SubmitMoveRequest(game=game, move=resign, seat=0),
             metadata=[("authorization", f"Bearer {token}")],
         )
