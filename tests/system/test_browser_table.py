@@ -556,3 +556,48 @@ def test_the_sage_decision_and_a_target_choice_come_as_dialogs(
     assert page.inner_text("#status").startswith("Game over")
     assert "You called shōbu." in page.inner_text("#events")
     watched.assert_clean()
+
+
+def test_a_hint_and_a_review_come_from_the_referees_expert(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """TABLE.md, "Help from the expert": the hint is one of the seat's legal moves and the API's
+    own answer for that decision; after the game, the review is read on the page."""
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"])
+    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    auth = {"Authorization": f"Bearer {fragment['token']}"}
+    page.wait_for_selector("#table[data-my-turn='true']")
+    page.click("#hint")
+    page.wait_for_selector("#hint-move", timeout=60_000)
+    told = page.inner_text("#hint-move")
+    # The same decision asked of the API: answered from the workers' stored result.
+    answer = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}/hint",
+        params={"waitSeconds": "20"},
+        headers=auth,
+        timeout=30,
+    ).json()
+    assert answer["status"] == "ADVICE_STATUS_READY", answer
+    view = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}", headers=auth, timeout=10
+    ).json()["view"]
+    assert answer["move"] in view["legalMoves"]
+    assert str(answer["version"]) == page.get_attribute("#table", "data-version")
+    move = moves_pb2.Move()
+    json_format.ParseDict(answer["move"], move)
+    # The first decision is a play: the page names that card and outlines it in the hand.
+    hinted = page.locator("#hand button.card.hinted")
+    assert hinted.count() == 1
+    assert hinted.get_attribute("data-card") == str(move.card)
+    assert told.startswith("The expert would play ")
+    assert page.locator("#advice .estimates li").count() >= 1
+    shot(page, "koikoi-hint")
+    play_to_end([page])
+    page.click("#review")
+    page.wait_for_selector("#review-summary", timeout=90_000)
+    summary = page.inner_text("#review-summary")
+    assert re.match(r"Of your \d+ decisions?, the expert would", summary), summary
+    shot(page, "koikoi-review")
+    watched.assert_clean()

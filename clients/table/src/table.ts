@@ -23,6 +23,7 @@ import {
   type RefereeClient,
   type SeatInfo,
 } from "@hanafuda-referee/client";
+import { Advice } from "./advice.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
 import { invitations } from "./lobby.js";
@@ -93,12 +94,14 @@ export class Table {
   private readonly lines: string[];
   private clockTimer: number | undefined;
   private decisionKey = "";
+  private readonly advice: Advice;
 
   constructor(
     private readonly referee: RefereeClient,
     private readonly place: Place,
   ) {
     this.lines = this.keptLines();
+    this.advice = new Advice(referee, place);
   }
 
   private get storageKey(): string {
@@ -159,6 +162,20 @@ export class Table {
   private wire(signal: AbortSignal): void {
     const options = { signal };
     byId("hand").addEventListener("click", (event) => this.onHandClick(event), options);
+    byId("hint").addEventListener(
+      "click",
+      () => {
+        if (this.view) void this.advice.hint(this.view.version);
+      },
+      options,
+    );
+    byId("results").addEventListener(
+      "click",
+      (event) => {
+        if ((event.target as HTMLElement).closest("#review")) void this.advice.review();
+      },
+      options,
+    );
     const askResign = (): void => {
       const dialog = byId<HTMLDialogElement>("resign-dialog");
       if (!dialog.open) dialog.showModal();
@@ -333,6 +350,8 @@ export class Table {
     byId("resign").hidden =
       view.viewerSeat === undefined || view.status !== GameStatus.IN_PROGRESS;
     byId("spectating").hidden = view.viewerSeat !== undefined;
+    // A hint is for the seat's own pending decision, asked of the referee's expert.
+    byId("hint").hidden = !(mine && view.status === GameStatus.IN_PROGRESS);
     this.drawSeats(view, seats);
     this.drawField(view);
     this.drawHand(view);
@@ -545,7 +564,11 @@ export class Table {
         body.append(el("tr", {}, el("th", { scope: "row" }, seat.name), el("td", {}, value)));
       });
       table.append(body);
-      box.append(el("h2", {}, "Game over"), table, el("p", {}, el("a", { href: "#", id: "again" }, "Start a new game")));
+      box.append(el("h2", {}, "Game over"), table);
+      if (view.viewerSeat !== undefined) {
+        box.append(el("p", {}, el("button", { type: "button", id: "review" }, "Review my game with the expert")));
+      }
+      box.append(el("p", {}, el("a", { href: "#", id: "again" }, "Start a new game")));
     }
   }
 
