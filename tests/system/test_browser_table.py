@@ -202,6 +202,7 @@ def play_to_end(pages: list[Page], shots: str | None = None) -> int:
 
 #: The names of a hand's cards (their buttons' text, hidden from sight).
 HAND_NAMES = "(cards) => cards.map((card) => card.querySelector('.sr-only').textContent)"
+CARD_NUMBERS = "(cards) => cards.map((card) => card.dataset.card)"
 
 
 def final_rows(page: Page) -> list[list[str]]:
@@ -600,4 +601,60 @@ def test_a_hint_and_a_review_come_from_the_referees_expert(
     summary = page.inner_text("#review-summary")
     assert re.match(r"Of your \d+ decisions?, the expert would", summary), summary
     shot(page, "koikoi-review")
+    watched.assert_clean()
+
+
+def _month(card: int) -> int:
+    return (card - 1) // 4 + 1
+
+
+def test_a_hand_card_says_what_it_will_take_before_it_is_played(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """TABLE.md, "What a card will do": pointing at each hand card outlines the field cards of its
+    month that it would take (or says it joins the field); a click out of turn says why."""
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"])
+    page.wait_for_selector("#table[data-my-turn='true']")
+    field = [int(c) for c in page.locator("#field .card").evaluate_all(CARD_NUMBERS)]
+    hand = [int(c) for c in page.locator("#hand button.card").evaluate_all(CARD_NUMBERS)]
+
+    for card in hand:
+        page.hover(f'#hand button.card[data-card="{card}"]')
+        words = page.inner_text("#preview")
+        outlined = {
+            int(c) for c in page.locator("#field .card.would-take").evaluate_all(CARD_NUMBERS)
+        }
+        same = {c for c in field if _month(c) == _month(card)}
+        assert outlined == same, (card, words)
+        if not same:
+            assert words.endswith("takes nothing: it joins the field."), words
+        elif len(same) == 2:
+            assert "takes one of" in words and "you choose" in words, words
+        else:
+            assert " takes " in words, words
+
+    # The keyboard's focus shows the same as the pointer.
+    page.mouse.move(0, 0)
+    page.focus(f'#hand button.card[data-card="{hand[0]}"]')
+    assert page.inner_text("#preview") != ""
+    watched.assert_clean()
+
+
+def test_a_click_out_of_turn_says_why(referee: RefereeProcess, browser: Browser) -> None:
+    created = httpx.post(
+        referee.http_url + "/v1/games",
+        json={"kind": "GAME_KIND_KOI_KOI", "players": ["Ann", "Bob"]},
+        timeout=10,
+    ).json()
+    first = created["view"]["turn"]
+    waiting = 1 - first
+    link = f"{referee.http_url}/#game={created['game']}&token={created['playerTokens'][waiting]}"
+    watched = open_page(browser, link)
+    page = watched.page
+    page.wait_for_selector("#table[data-my-turn='false']")
+    # aria-disabled (not playable now), yet a person can click it: force past the check.
+    page.locator("#hand button.card").first.click(force=True)
+    assert page.inner_text("#preview").startswith("It is not your turn yet")
     watched.assert_clean()

@@ -24,6 +24,7 @@ import {
   type SeatInfo,
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
+import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
 import { invitations } from "./lobby.js";
@@ -162,6 +163,15 @@ export class Table {
   private wire(signal: AbortSignal): void {
     const options = { signal };
     byId("hand").addEventListener("click", (event) => this.onHandClick(event), options);
+    // What a card will take, shown while it is pointed at or has the keyboard's focus.
+    const preview = (event: globalThis.Event): void => {
+      const button = (event.target as HTMLElement).closest<HTMLButtonElement>("button.card");
+      if (button) this.showPreview(Number(button.dataset.card) as Card);
+    };
+    byId("hand").addEventListener("mouseover", preview, options);
+    byId("hand").addEventListener("focusin", preview, options);
+    byId("hand").addEventListener("mouseleave", () => this.clearPreview(), options);
+    byId("hand").addEventListener("focusout", () => this.clearPreview(), options);
     byId("hint").addEventListener(
       "click",
       () => {
@@ -240,6 +250,11 @@ export class Table {
     if (!button || this.busy) return;
     const card = Number(button.dataset.card) as Card;
     const moves = this.myMoves().filter((m) => m.kind === MoveKind.PLAY && m.card === card);
+    if (!moves.length && this.view) {
+      const mine = this.view.viewerSeat !== undefined && this.view.turn === this.view.viewerSeat;
+      byId("preview").textContent = whyNotPlayable(this.view, mine);
+      return;
+    }
     if (moves.length === 1 && moves[0]) void this.submit(moves[0]);
     else if (moves.length > 1) {
       this.pendingChoice = moves;
@@ -251,6 +266,23 @@ export class Table {
         true,
       );
     }
+  }
+
+  private showPreview(card: Card): void {
+    this.clearPreview();
+    const view = this.view;
+    if (!view) return;
+    const preview = previewPlay(card, this.myMoves(), view.field);
+    if (!preview) return;
+    for (const taken of preview.takes) {
+      document.querySelector(`#field .card[data-card="${taken}"]`)?.classList.add("would-take");
+    }
+    byId("preview").textContent = preview.words;
+  }
+
+  private clearPreview(): void {
+    for (const card of document.querySelectorAll("#field .would-take")) card.classList.remove("would-take");
+    byId("preview").textContent = "";
   }
 
   private async submit(move: Move): Promise<void> {
