@@ -257,6 +257,8 @@ def test_a_hachihachi_game_against_two_bots_at_phone_width(
     # Nothing is wider than the phone's screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "hachihachi-phone-start")
+    page.wait_for_selector("#table[data-my-turn='true']")
+    assert_turn_on_screen(page, 844)
     play_to_end([page], shots="hachihachi")
     shot(page, "hachihachi-phone-over")
     rows = final_rows(page)
@@ -657,4 +659,32 @@ def test_a_click_out_of_turn_says_why(referee: RefereeProcess, browser: Browser)
     # aria-disabled (not playable now), yet a person can click it: force past the check.
     page.locator("#hand button.card").first.click(force=True)
     assert page.inner_text("#preview").startswith("It is not your turn yet")
+    watched.assert_clean()
+
+
+def assert_turn_on_screen(page: Page, height: int) -> None:
+    """TABLE.md, "Phones": whose turn it is, the field and the hand are on screen together, with
+    the page scrolled to its top; every button is a touch target of 44 px at least."""
+    page.evaluate("window.scrollTo(0, 0)")
+    for selector in ("#status", "#field", "#hand"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None, selector
+        assert box["y"] >= 0 and box["y"] + box["height"] <= height, (selector, box)
+    small = page.locator("#table button:visible").evaluate_all(
+        "(buttons) => buttons.filter((b) => b.getBoundingClientRect().height < 44).length"
+    )
+    assert small == 0
+
+
+def test_a_koikoi_game_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(
+        browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"])
+    page.wait_for_selector("#table[data-my-turn='true']")
+    assert_turn_on_screen(page, 844)
+    shot(page, "koikoi-phone-turn")
     watched.assert_clean()
