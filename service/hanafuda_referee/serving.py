@@ -492,8 +492,9 @@ async def serve(
         await stop.wait()
     finally:
         logger.info("shutting down", grace_s=config.shutdown_grace)
-        # Requests waiting for their turn answer now, with the game as it is.
-        referee.games.end_waits()
+        # Requests waiting for their turn answer now, with the game as it is, and streams end
+        # with their closing frame: neither holds the shutdown for its grace.
+        referee.games.shut_down()
         if http is not None:
             http.should_exit = True
         await grpc_server.stop(config.shutdown_grace)

@@ -152,7 +152,7 @@ async def test_a_spectator_waits_for_the_next_version_and_shutdown_ends_every_wa
         games.get(service_pb2.GetGameRequest(game=created.game, wait_seconds=30), bob)
     )
     await asyncio.sleep(0.1)
-    games.end_waits()
+    games.shut_down()
     await asyncio.wait_for(waiting, 1)
 
 
@@ -190,5 +190,5 @@ async def test_waits_are_capped_per_client_and_a_move_over_the_cap_is_not_played
     )
     after = (await games.get(service_pb2.GetGameRequest(game=created.game), ann)).message()
     assert after.view.version == view.version  # the refused move changed nothing
-    games.end_waits()
+    games.shut_down()
     await held

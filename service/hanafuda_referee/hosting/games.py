@@ -59,6 +59,7 @@ from hanafuda_referee.hosting.bot_turns import (
     BotTurnResult,
     bot_request_id,
 )
+from hanafuda_referee.hosting.closing import Closing
 from hanafuda_referee.hosting.convert import (
     MAX_DEALS,
     deal_from_proto,
@@ -245,8 +246,8 @@ class HostedGames:
         self._clock = clock
         #: The requests waiting for their turn (``wait_seconds``), per client.
         self.wait_slots = WaitSlots(waits_per_client)
-        #: Set when the server shuts down: every wait answers at once.
-        self._closing = asyncio.Event()
+        #: Set when the server shuts down: every wait answers at once, every stream ends.
+        self.closing = Closing()
         #: Who may create games, and how many (PLAY.md, "Limits": hosting/limits.py).
         self.admission = Admission(
             store,
@@ -500,9 +501,10 @@ class HostedGames:
 
     # -- waiting for one's turn ----------------------------------------------------------------
 
-    def end_waits(self) -> None:
-        """The server shuts down: every request waiting for its turn answers now."""
-        self._closing.set()
+    def shut_down(self) -> None:
+        """The server shuts down: every request waiting for its turn answers now, and every
+        ``WatchGame`` stream ends (see :mod:`.closing`)."""
+        self.closing.close()
 
     @staticmethod
     def _ready(adapter: GameAdapter[Any], state: Any, seat: int | None, *, moved: bool) -> bool:
@@ -533,7 +535,7 @@ class HostedGames:
 
         with self.wait_slots.slot(self.identity.client_of(caller)):
             following = asyncio.ensure_future(follow())
-            closing = asyncio.ensure_future(self._closing.wait())
+            closing = asyncio.ensure_future(self.closing.wait())
             try:
                 await asyncio.wait(
                     (following, closing), timeout=seconds, return_when=asyncio.FIRST_COMPLETED

@@ -136,7 +136,8 @@ async def watch_game(
 ) -> AsyncGenerator[service_pb2.WatchGameResponse, None]:
     """``WatchGame`` on ``games``: see the contract. Refusals (an unknown game, a bad token, a
     resume point ahead of the game, no free slot in ``slots``) come with the first item asked
-    for. The stream holds its slot, a seat's or a spectator's, until it ends."""
+    for. The stream holds its slot, a seat's or a spectator's, until it ends: when the game
+    does, or with ``UNAVAILABLE`` when the server shuts down (:mod:`.closing`)."""
     cursor = await games.open_watch(request, caller)
     held = (
         contextlib.nullcontext()
@@ -158,9 +159,14 @@ async def _follow(
     if cursor.over:
         return
     with store_failures(cursor.game.game_id):
-        entries = games.watch_entries(cursor)
+        entries = aiter(games.watch_entries(cursor))
         try:
-            async for entry in entries:
+            while True:
+                # The server's shutdown ends the stream here, where it spends its time.
+                try:
+                    entry = await games.closing.interruptible(anext(entries))
+                except StopAsyncIteration:
+                    return
                 item = cursor.advance(entry)
                 if item is not None:
                     yield item
