@@ -48,6 +48,7 @@ import grpc
 import uvicorn
 from litestar.handlers import HTTPRouteHandler
 
+from hanafuda_referee import stop_signals
 from hanafuda_referee.botworkers.consumer import sample_queue
 from hanafuda_referee.botworkers.embedded import EmbeddedBotWorkers
 from hanafuda_referee.calls.forwarding import TrustedProxies
@@ -419,6 +420,9 @@ async def serve(
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
             installed.append(sig)
+    # A worker starts with these signals blocked (see stop_signals): one its supervisor sent
+    # during the start comes now, to the handlers, and stops this process gracefully.
+    stop_signals.release()
     logger.info(
         "grpc listening",
         host=config.host,

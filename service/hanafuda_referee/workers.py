@@ -20,7 +20,14 @@ than one worker, the process started (the supervisor) serves nothing itself:
    group, and replaces one that exits; the serving processes start none of their own.
 5. SIGTERM or SIGINT: it sends SIGTERM to every worker, which shuts down as one process does
    (``shutdown_grace``), waits for them (the grace and :data:`_STOP_MARGIN` more, then SIGKILL),
-   and exits with status 0.
+   and exits with status 0. A worker it had to kill is logged at ERROR (``worker killed``, with
+   its pid and exit code), one that ended with a non-zero exit code at WARNING (``worker
+   stopped with an error``), and either makes the exit status :data:`UNCLEAN_STOP` (3); so does
+   a bot worker process killed at the stop.
+
+Each process is started with SIGTERM and SIGINT blocked, and unblocks them once its handlers
+are installed (:mod:`.stop_signals`): a stop sent while a worker starts is a graceful stop
+when it can act on it, not the default action's death.
 
 A worker that exits before it serves (it could not start: a TLS file, a port) stops the group:
 the others are stopped and the supervisor exits with status 1. A worker that exits once serving
@@ -54,6 +61,7 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from hanafuda_referee import stop_signals
 from hanafuda_referee.botworkers.processes import WorkerProcesses
 from hanafuda_referee.config import Config
 from hanafuda_referee.observability.logs import configure_logging, logger
@@ -62,10 +70,13 @@ if TYPE_CHECKING:
     from hanafuda_referee.serving import ExtraServices
     from hanafuda_referee.store import GameStore
 
-__all__ = ["run_workers"]
+__all__ = ["UNCLEAN_STOP", "run_workers"]
 
 #: Seconds the supervisor waits for its workers beyond their shutdown grace before SIGKILL.
 _STOP_MARGIN = 10.0
+#: The supervisor's exit status after a stop that was not clean: a worker (or a bot worker
+#: process) had to be killed, or ended with an error. 1 stays a failure to start or a crash loop.
+UNCLEAN_STOP = 3
 #: Worker deaths within :data:`_DEATHS_WINDOW` seconds that stop the group (a crash loop).
 _MOST_DEATHS = 5
 _DEATHS_WINDOW = 60.0
@@ -192,15 +203,18 @@ class _Supervisor:
             for index in range(self._config.workers):
                 self._start(index)
             self._bots.start()
-            return self._supervise()
+            status = self._supervise()
         finally:
-            self._stop_all()
-            self._bots.stop()
+            unclean = self._stop_all()
+            unclean += self._bots.stop()
             signal.set_wakeup_fd(previous)
             for sig, handler in handlers.items():
                 signal.signal(sig, handler)
             self._wake.close()
             self._woken.close()
+        # A stop that had to kill a process (or saw one fail) is no clean stop: say so to
+        # whatever stopped the service, unless the status says something worse already.
+        return status or (UNCLEAN_STOP if unclean else 0)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self._stopping = True
@@ -212,7 +226,8 @@ class _Supervisor:
             args=(self._config, index, self._extra, sending, os.getpid()),
             name=f"hanafuda-referee-worker-{index}",
         )
-        process.start()
+        with stop_signals.held():  # until the worker's handlers are installed: see stop_signals
+            process.start()
         sending.close()  # the worker's end: the supervisor sees EOF if the worker dies
         self._workers[index] = _Worker(index, process, receiving)
 
@@ -291,26 +306,42 @@ class _Supervisor:
         self._start(worker.index)
         return None
 
-    def _stop_all(self) -> None:
-        """SIGTERM to every worker, then wait (SIGKILL past the grace and the margin)."""
+    def _stop_all(self) -> int:
+        """SIGTERM to every worker, then wait (SIGKILL past the grace and the margin); the
+        number of workers that did not stop cleanly (killed, or a non-zero exit code)."""
         for worker in self._workers.values():
             if worker.process.is_alive():
                 worker.process.terminate()
         deadline = time.monotonic() + self._config.shutdown_grace + _STOP_MARGIN
+        killed: list[int] = []
         for worker in self._workers.values():
             process = worker.process
             process.join(max(0.0, deadline - time.monotonic()))
             if process.exitcode is None:
-                logger.warning("worker did not stop: killed", worker=worker.index, pid=process.pid)
                 process.kill()
                 process.join()
+                killed.append(worker.index)
+                logger.error(
+                    "worker killed",
+                    worker=worker.index,
+                    pid=process.pid,
+                    exit_code=process.exitcode,
+                    waited_s=round(self._config.shutdown_grace + _STOP_MARGIN, 1),
+                )
+            elif process.exitcode != 0:
+                logger.warning(
+                    "worker stopped with an error",
+                    worker=worker.index,
+                    pid=process.pid,
+                    exit_code=process.exitcode,
+                )
             _forget(process.pid)
             worker.started.close()
+        exit_codes = [w.process.exitcode for w in self._workers.values()]
         if self._workers:
-            logger.info(
-                "workers stopped", exit_codes=[w.process.exitcode for w in self._workers.values()]
-            )
+            logger.info("workers stopped", exit_codes=exit_codes, killed=killed)
         self._workers.clear()
+        return sum(code != 0 for code in exit_codes)
 
 
 def _forget(pid: int | None) -> None:

@@ -17,6 +17,7 @@ import signal
 import time
 from multiprocessing.process import BaseProcess
 
+from hanafuda_referee import stop_signals
 from hanafuda_referee.bots.advice import Advice
 from hanafuda_referee.botworkers.consumer import BotConsumer, consumer_name
 from hanafuda_referee.botworkers.deciding import advise_work, decide_turn, start_worker_process
@@ -61,7 +62,8 @@ class WorkerProcesses:
             name=f"hanafuda-bot-worker-{index}",
             daemon=True,
         )
-        process.start()
+        with stop_signals.held():  # until its handlers are installed: see stop_signals
+            process.start()
         self._processes[index] = process
 
     def sentinels(self) -> list[int]:
@@ -85,18 +87,29 @@ class WorkerProcesses:
                 process.join()
                 self._start(index)
 
-    def stop(self) -> None:
-        """SIGTERM to every process; SIGKILL to those still there after the grace."""
+    def stop(self) -> int:
+        """SIGTERM to every process; SIGKILL to those still there after the grace (logged at
+        ERROR, ``bot worker killed``). The number of processes killed."""
         for process in self._processes.values():
             if process.is_alive():
                 process.terminate()
         deadline = time.monotonic() + _STOP_GRACE
-        for process in self._processes.values():
+        killed = 0
+        for index, process in self._processes.items():
             process.join(max(0.0, deadline - time.monotonic()))
             if process.exitcode is None:
                 process.kill()
                 process.join()
+                killed += 1
+                logger.error(
+                    "bot worker killed",
+                    bot_worker=index,
+                    pid=process.pid,
+                    exit_code=process.exitcode,
+                    waited_s=_STOP_GRACE,
+                )
         self._processes.clear()
+        return killed
 
 
 def _work(config: Config, index: int, parent: int) -> None:
@@ -120,6 +133,7 @@ async def _consume(config: Config, index: int) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    stop_signals.release()  # a stop sent while it started comes now, to the handlers
     store = open_store(config.redis_url, config.store_settings())
     games = HostedGames(store, cache_size=0)
     consumer = BotConsumer(games, consumer_name("bot-worker"), _decide, advise=_advise)
