@@ -21,9 +21,10 @@ than one worker, the process started (the supervisor) serves nothing itself:
 5. SIGTERM or SIGINT: it sends SIGTERM to every worker, which shuts down as one process does
    (``shutdown_grace``), waits for them (the grace and :data:`_STOP_MARGIN` more, then SIGKILL),
    and exits with status 0. A worker it had to kill is logged at ERROR (``worker killed``, with
-   its pid and exit code), one that ended with a non-zero exit code at WARNING (``worker
-   stopped with an error``), and either makes the exit status :data:`UNCLEAN_STOP` (3); so does
-   a bot worker process killed at the stop.
+   its pid and exit code; just before, SIGUSR1 has it write its threads' stacks to standard
+   error, which shows where it hung), one that ended with a non-zero exit code at WARNING
+   (``worker stopped with an error``), and either makes the exit status :data:`UNCLEAN_STOP`
+   (3); so does a bot worker process killed at the stop.
 
 Each process is started with SIGTERM and SIGINT blocked, and unblocks them once its handlers
 are installed (:mod:`.stop_signals`): a stop sent while a worker starts is a graceful stop
@@ -46,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import faulthandler
 import multiprocessing
 import os
 import shutil
@@ -74,6 +76,10 @@ __all__ = ["UNCLEAN_STOP", "run_workers"]
 
 #: Seconds the supervisor waits for its workers beyond their shutdown grace before SIGKILL.
 _STOP_MARGIN = 10.0
+#: The signal on which a worker writes its threads' stacks (faulthandler), and the seconds the
+#: supervisor gives it to before SIGKILL.
+_DUMP_STACKS = signal.SIGUSR1
+_DUMP_WAIT = 1.0
 #: The supervisor's exit status after a stop that was not clean: a worker (or a bot worker
 #: process) had to be killed, or ended with an error. 1 stays a failure to start or a crash loop.
 UNCLEAN_STOP = 3
@@ -318,6 +324,7 @@ class _Supervisor:
             process = worker.process
             process.join(max(0.0, deadline - time.monotonic()))
             if process.exitcode is None:
+                _dump_stacks(process)
                 process.kill()
                 process.join()
                 killed.append(worker.index)
@@ -342,6 +349,17 @@ class _Supervisor:
             logger.info("workers stopped", exit_codes=exit_codes, killed=killed)
         self._workers.clear()
         return sum(code != 0 for code in exit_codes)
+
+
+def _dump_stacks(process: BaseProcess) -> None:
+    """Have a worker that did not stop write its threads' stacks to standard error (grpc's C
+    core writes there too): the next line, ``worker killed``, then says which it was, and the
+    stacks where it hung."""
+    if process.pid is None:
+        return
+    with contextlib.suppress(OSError):
+        os.kill(process.pid, _DUMP_STACKS)
+        process.join(_DUMP_WAIT)
 
 
 def _forget(pid: int | None) -> None:
@@ -377,6 +395,9 @@ def _work(
 ) -> None:
     """One worker: the service as one process runs it, sharing the ports, its lines named."""
     _die_with(supervisor)
+    # Where a worker that does not stop hangs: the supervisor asks for its stacks before it
+    # kills it (see _Supervisor._stop_all).
+    faulthandler.register(_DUMP_STACKS, all_threads=True)
     import asyncio
 
     from hanafuda_referee.serving import StartupFailed, loop_factory, serve

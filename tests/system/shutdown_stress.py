@@ -114,8 +114,9 @@ def _stacks(pids: list[int]) -> str:
     return "\n".join(dumps)
 
 
-async def _load(process: RefereeProcess, stop: asyncio.Event) -> None:
-    """Streams, waits and calls on both transports, until ``stop`` or the process is gone."""
+async def _load(process: RefereeProcess, stop: asyncio.Event, streams: int) -> None:
+    """``streams`` SSE and as many gRPC streams, two waits and two loops of calls, until
+    ``stop`` or the process is gone."""
     async with httpx.AsyncClient(base_url=process.http_url, timeout=30) as client:
         created = await client.post(
             "/v1/games", json={"kind": "GAME_KIND_KOI_KOI", "players": ["Ann", "Bob"]}
@@ -158,7 +159,7 @@ async def _load(process: RefereeProcess, stop: asyncio.Event) -> None:
 
         tasks = [
             asyncio.create_task(work())
-            for work in (sse, sse, watch, watch, wait_for_turn, wait_for_turn, calls, calls)
+            for work in (*[sse, watch] * streams, wait_for_turn, wait_for_turn, calls, calls)
         ]
         await stop.wait()
         # Whatever the shutdown did to them (an end, a refusal, a cut) is for the server's
@@ -173,7 +174,9 @@ def _supervisor_lines(process: RefereeProcess, event: str) -> list[dict[str, Any
     return [r for r in process.log_records() if r.get("event") == event and "worker" not in r]
 
 
-async def _cycle(directory: Path, index: int, early: bool, delay: float, grace: float) -> Cycle:
+async def _cycle(
+    directory: Path, index: int, early: bool, delay: float, grace: float, streams: int
+) -> Cycle:
     with owned_prefix() as prefix:
         process = RefereeProcess(
             directory,
@@ -190,7 +193,7 @@ async def _cycle(directory: Path, index: int, early: bool, delay: float, grace: 
             if not early:
                 while not _supervisor_lines(process, "workers serving"):
                     await asyncio.sleep(0.02)
-                load = asyncio.create_task(_load(process, stop))
+                load = asyncio.create_task(_load(process, stop, streams))
             await asyncio.sleep(delay)
             signalled = time.monotonic()
             popen.send_signal(signal.SIGTERM)
@@ -223,18 +226,20 @@ async def _cycle(directory: Path, index: int, early: bool, delay: float, grace: 
         )
 
 
-def run_cycle(directory: Path, index: int, rng: random.Random, grace: float = 2.0) -> Cycle:
-    """One start and stop, the workers' shutdown grace ``grace`` seconds; one cycle in five
-    sends SIGTERM before the workers all serve."""
+def run_cycle(
+    directory: Path, index: int, rng: random.Random, grace: float = 2.0, streams: int = 2
+) -> Cycle:
+    """One start and stop, the workers' shutdown grace ``grace`` seconds, ``streams`` streams
+    of each transport open; one cycle in five sends SIGTERM before the workers all serve."""
     early = rng.random() < 0.2
     delay = rng.uniform(0.0, 0.3 if early else 0.5)
-    return asyncio.run(_cycle(directory, index, early, delay, grace))
+    return asyncio.run(_cycle(directory, index, early, delay, grace, streams))
 
 
-def _run(cycles: int, seed: int, directory: Path, grace: float) -> Iterator[Cycle]:
+def _run(cycles: int, seed: int, directory: Path, grace: float, streams: int) -> Iterator[Cycle]:
     rng = random.Random(seed)
     for index in range(cycles):
-        yield run_cycle(directory, index, rng, grace)
+        yield run_cycle(directory, index, rng, grace, streams)
 
 
 def main() -> None:
@@ -243,11 +248,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", type=Path, help="a directory to keep the logs in")
     parser.add_argument("--grace", type=float, default=2.0, help="the workers' shutdown grace")
+    parser.add_argument("--streams", type=int, default=2, help="streams of each transport")
     arguments = parser.parse_args()
     directory = arguments.keep or Path(tempfile.mkdtemp(prefix="shutdown-stress-"))
     outcomes: Counter[str] = Counter()
     slowest = 0.0
-    for cycle in _run(arguments.cycles, arguments.seed, directory, arguments.grace):
+    for cycle in _run(
+        arguments.cycles, arguments.seed, directory, arguments.grace, arguments.streams
+    ):
         slowest = max(slowest, cycle.stop_seconds)
         outcome = "clean" if cycle.clean else "NOT CLEAN"
         outcomes[outcome] += 1
