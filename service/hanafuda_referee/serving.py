@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FULL_COLLECTION_THRESHOLD",
+    "TASKS_SIGNAL",
     "ExtraServices",
     "StartupFailed",
     "loop_factory",
@@ -296,6 +297,28 @@ async def _sweep_deadlines(referee: Referee, period: float, budget: float) -> No
         await asyncio.sleep(pause)
 
 
+#: The signal on which a serving process logs what each of its tasks awaits (see
+#: :func:`_log_tasks`); a supervisor sends it to a worker that does not stop.
+TASKS_SIGNAL = signal.SIGUSR2
+#: Frames of each task's stack that :func:`_log_tasks` writes, innermost last.
+_TASK_FRAMES = 8
+
+
+def _log_tasks() -> None:
+    """One ``tasks`` line at WARNING: every task of the event loop, by name, with where its
+    coroutine waits (file, line, function; the innermost last). A process whose shutdown hangs
+    in an await sits idle in its loop, where a thread dump shows nothing; this shows which
+    await it is."""
+    tasks = []
+    for task in asyncio.all_tasks():
+        frames = [
+            f"{frame.f_code.co_filename.rpartition('/')[2]}:{frame.f_lineno} {frame.f_code.co_name}"
+            for frame in task.get_stack(limit=_TASK_FRAMES)
+        ]
+        tasks.append({"name": task.get_name(), "stack": frames})
+    logger.warning("tasks", count=len(tasks), tasks=tasks)
+
+
 def _redis_server(url: str | None) -> tuple[str | None, int | None]:
     """The host and port of a Redis URL, for the spans of its calls (never its password).
 
@@ -423,6 +446,9 @@ async def serve(
     # A worker starts with these signals blocked (see stop_signals): one its supervisor sent
     # during the start comes now, to the handlers, and stops this process gracefully.
     stop_signals.release()
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(TASKS_SIGNAL, _log_tasks)
+        installed.append(TASKS_SIGNAL)
     logger.info(
         "grpc listening",
         host=config.host,

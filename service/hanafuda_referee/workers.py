@@ -77,8 +77,11 @@ __all__ = ["UNCLEAN_STOP", "run_workers"]
 #: Seconds the supervisor waits for its workers beyond their shutdown grace before SIGKILL.
 _STOP_MARGIN = 10.0
 #: The signal on which a worker writes its threads' stacks (faulthandler), and the seconds the
-#: supervisor gives it to before SIGKILL.
+#: supervisor gives it to write them before SIGKILL.
 _DUMP_STACKS = signal.SIGUSR1
+#: The signal on which a worker logs its event loop's tasks (serving.TASKS_SIGNAL, which this
+#: module does not import: it would load the whole service into the supervisor).
+_TASKS_SIGNAL = signal.SIGUSR2
 _DUMP_WAIT = 1.0
 #: The supervisor's exit status after a stop that was not clean: a worker (or a bot worker
 #: process) had to be killed, or ended with an error. 1 stays a failure to start or a crash loop.
@@ -353,12 +356,13 @@ class _Supervisor:
 
 def _dump_stacks(process: BaseProcess) -> None:
     """Have a worker that did not stop write its threads' stacks to standard error (grpc's C
-    core writes there too): the next line, ``worker killed``, then says which it was, and the
-    stacks where it hung."""
+    core writes there too) and log what each of its tasks awaits (a ``tasks`` line, see
+    :func:`.serving._log_tasks`): the next line, ``worker killed``, says which it was."""
     if process.pid is None:
         return
     with contextlib.suppress(OSError):
         os.kill(process.pid, _DUMP_STACKS)
+        os.kill(process.pid, _TASKS_SIGNAL)
         process.join(_DUMP_WAIT)
 
 

@@ -28,6 +28,7 @@ from hanafuda.v1 import game_pb2, moves_pb2, play_pb2, rules_pb2, service_pb2, s
 from structlog.testing import capture_logs
 
 from hanafuda_referee.calls.errors import DOMAIN
+from hanafuda_referee.grpc import server as grpc_server
 from hanafuda_referee.grpc.server import HARD_CAP_FACTOR, SERVICE_NAME, GrpcServer
 from hanafuda_referee.hosting.referee import Referee
 from hanafuda_referee.store import MemoryStore
@@ -401,3 +402,28 @@ async def test_the_command_serves_and_shuts_down_gracefully() -> None:
     # Tokens are never logged.
     for token in created.player_tokens:
         assert token not in text
+
+
+async def test_a_stop_that_grpc_never_finishes_is_given_up_after_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # grpc's stop waits with no bound for the calls it cancelled at the grace's end, and
+    # once in a while for ever (tests/system/shutdown_stress.py); the worker must go on.
+    server = GrpcServer(Referee(MemoryStore()), host="127.0.0.1", port=0)
+    await server.start()
+    grpc_stop = server._server.stop
+
+    async def never_stops(grace: float | None) -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(server._server, "stop", never_stops)
+    monkeypatch.setattr(grpc_server, "_CANCELLED_CALLS_WAIT", 0.2)
+    started = time.monotonic()
+    try:
+        with capture_logs() as logs:
+            await server.stop(0.1)
+        assert time.monotonic() - started < 1.5
+        (warned,) = [line for line in logs if "did not stop in time" in line["event"]]
+        assert warned["log_level"] == "warning"
+    finally:
+        await grpc_stop(None)
