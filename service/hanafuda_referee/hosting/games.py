@@ -246,7 +246,8 @@ class HostedGames:
         self._clock = clock
         #: The requests waiting for their turn (``wait_seconds``), per client.
         self.wait_slots = WaitSlots(waits_per_client)
-        #: Set when the server shuts down: every wait answers at once, every stream ends.
+        #: Set when the server shuts down: every wait (a turn's, a hint's) answers at once,
+        #: every stream ends.
         self.closing = Closing()
         #: Who may create games, and how many (PLAY.md, "Limits": hosting/limits.py).
         self.admission = Admission(
@@ -327,11 +328,6 @@ class HostedGames:
         seat = self._seat(caller, meta, required=True)
         assert seat is not None
         return seat
-
-    @property
-    def closing(self) -> asyncio.Event:
-        """Set when the server shuts down: a request that waits answers at once."""
-        return self._closing
 
     # -- create --------------------------------------------------------------------------------
 
