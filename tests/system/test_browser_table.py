@@ -135,11 +135,10 @@ def act(page: Page, *, keyboard: bool = False) -> bool:
         return False
     if now["dialog"]:
         buttons = page.locator("#decision button[data-move]:not([data-move='cancel'])")
-        # End rounds early where the game asks (stop, shōbu); otherwise the first choice.
-        labels = buttons.all_inner_texts()
-        preferred = next(
-            (i for i, text in enumerate(labels) if text.startswith(("Stop", "Shōbu"))), 0
-        )
+        # End rounds early where the game asks (stop, shōbu); otherwise the first choice. The
+        # buttons name their move in data-kind, whatever the page's language.
+        kinds = buttons.evaluate_all("(buttons) => buttons.map((b) => b.dataset.kind)")
+        preferred = next((i for i, kind in enumerate(kinds) if kind in ("stop", "shobu")), 0)
         if keyboard:
             # The dialog has the focus: its first button, and the others a Tab away.
             assert page.evaluate("document.activeElement.dataset.move") == "0"
@@ -224,7 +223,10 @@ def test_a_koikoi_game_against_a_greedy_bot_played_by_clicks(
     # Every card of the hand is a named button; the greedy bot is named at its seat.
     names = page.locator("#hand button.card").evaluate_all(HAND_NAMES)
     assert len(names) == 8
-    named = re.compile(r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+\)")
+    # In English, with the card's Japanese name in romaji and kanji.
+    named = re.compile(
+        r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+; [A-Z][A-Za-zōū ()]+, [^\x00-\x7f]+\)"
+    )
     assert all(named.fullmatch(name) for name in names), names
     # ...and that text is each button's accessible name, as the browser computes it.
     assert page.locator("#hand").get_by_role("button", name=names[0], exact=True).count() >= 1
@@ -688,3 +690,154 @@ def test_a_koikoi_game_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
     assert_turn_on_screen(page, 844)
     shot(page, "koikoi-phone-turn")
     watched.assert_clean()
+
+
+# --- Languages (TABLE.md, "Languages") ---------------------------------------------------------
+# One whole game per language, the browser's language choosing the table's; desktop and phone
+# sizes split across them. Each reads what the page says in that language: the lobby, the turn,
+# a card's name with its Japanese name, what a hand card will take, the end of the game; no
+# English phrase of the table shows through; axe-core finds no serious violation on the way.
+
+#: What each language says at known places: the lobby's title, the start of the status at the
+#: player's turn and at the end, the story's line for the player's own play, what a hand card
+#: does (takes / joins the field), and a card's name (kind and month in the language, then the
+#: Japanese name).
+SAYS: dict[str, dict[str, str]] = {
+    "en": {
+        "lobby": "New game",
+        "turn": "Your turn:",
+        "over": "Game over by ",
+        "played": "You played ",
+        "preview": r"(takes .+\.|takes nothing: it joins the field\.)$",
+        "card": r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+; [A-Z][^,]+, [^\x00-\x7f]+\)",
+        "sheet": "Player",
+    },
+    "fr": {
+        "lobby": "Nouvelle partie",
+        "turn": "À vous :",
+        "over": "Partie finie par ",
+        "played": "Vous avez joué ",
+        "preview": r"(prend .+\.|ne prend rien : elle va sur le tapis\.)$",
+        "card": r".+ \((lumière|animal|ruban|simple), [a-zéû]+ ; [A-Z][^,]+, [^\x00-\x7f]+\)",
+        "sheet": "Joueur",
+    },
+    "ja": {
+        "lobby": "新しい対局",
+        "turn": "あなたの番：",
+        "over": "対局終了",
+        "played": "あなたが",
+        "preview": r"(を取ります。|場に置かれます。)$",
+        "card": r"[^\x00-\x7f]+（[A-Z][A-Za-zōū ()]+、(光|タネ|短冊|カス)・\d+月）",
+        "sheet": "プレイヤー",
+    },
+}
+
+#: English phrases of the table that must not show through another language's page.
+ENGLISH = (
+    "Your hand",
+    "What happened",
+    "Stock:",
+    "Waiting for",
+    "Your turn",
+    "No captures",
+    "Game over",
+    "Round ",
+    "Seat ",
+    "in hand",
+    "Start the game",
+)
+
+
+def _assert_no_english(page: Page, language: str) -> None:
+    if language == "en":
+        return
+    text = page.inner_text("body")
+    leaks = [phrase for phrase in ENGLISH if phrase in text]
+    assert not leaks, (language, leaks)
+
+
+@pytest.mark.parametrize(
+    ("language", "locale", "size", "kind"),
+    [
+        ("en", "en-GB", "desktop", "koikoi"),
+        ("fr", "fr-FR", "phone", "hachihachi"),
+        ("ja", "ja-JP", "phone", "koikoi"),
+    ],
+)
+def test_a_whole_game_in_each_language(
+    referee: RefereeProcess, browser: Browser, language: str, locale: str, size: str, kind: str
+) -> None:
+    install(TABLE)
+    axe_source = (TABLE / "node_modules" / "axe-core" / "axe.min.js").read_text()
+    viewport = (
+        {"width": 1280, "height": 800} if size == "desktop" else {"width": 390, "height": 844}
+    )
+    # axe-core is injected as an inline script: these pages run without the CSP.
+    watched = open_page(
+        browser,
+        referee.http_url + "/",
+        locale=locale,
+        viewport=viewport,
+        is_mobile=size == "phone",
+        bypass_csp=True,
+    )
+    page = watched.page
+    says = SAYS[language]
+    page.wait_for_selector("#preset option", state="attached")
+    # The browser's language chose the table's: the page says so and speaks it.
+    assert page.get_attribute("html", "lang") == language
+    assert page.input_value("#language") == language
+    assert page.inner_text("#lobby-title") == says["lobby"]
+    found = {"lobby": _axe_violations(page, axe_source)}
+    _assert_no_english(page, language)
+    start_game(page, kind, ["greedy", "random"] if kind == "hachihachi" else ["greedy"])
+    # Play to the player's first turn (a deal may also end the game at once: then no turn).
+    page.wait_for_function(
+        """() => document.getElementById("table").dataset.myTurn === "true"
+            || document.getElementById("table").dataset.status === "over" """
+    )
+    if state(page)["mine"] == "true":
+        assert page.inner_text("#status").startswith(says["turn"]), page.inner_text("#status")
+        if size == "phone":
+            assert_turn_on_screen(page, viewport["height"])
+        names = page.locator("#hand button.card").evaluate_all(HAND_NAMES)
+        assert names and all(re.fullmatch(says["card"], name) for name in names), names
+        playable = page.locator("#hand button.card.playable").first
+        playable.hover() if size == "desktop" else playable.focus()
+        assert re.search(says["preview"], page.inner_text("#preview")), page.inner_text("#preview")
+        found["table"] = _axe_violations(page, axe_source)
+        _assert_no_english(page, language)
+        shot(page, f"language-{language}-{size}-turn")
+    play_to_end([page])
+    shot(page, f"language-{language}-{size}-over")
+    assert page.inner_text("#status").startswith(says["over"]), page.inner_text("#status")
+    assert page.locator("#final thead th").first.inner_text() == says["sheet"]
+    story = page.inner_text("#events")
+    assert says["over"] in story
+    found["over"] = _axe_violations(page, axe_source)
+    _assert_no_english(page, language)
+    assert all(not violations for violations in found.values()), json.dumps(found, indent=1)
+    watched.assert_clean()
+
+
+def test_the_language_is_switched_on_the_page_and_remembered(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/", locale="en-US")
+    page = watched.page
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.inner_text("#lobby-title") == "New game"
+    with page.expect_navigation():
+        page.select_option("#language", "ja")
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.inner_text("#lobby-title") == "新しい対局"
+    assert page.inner_text("#opponent-1 option:checked") == "貪欲ボット"
+    # Remembered by this browser: a new page of the same context opens in Japanese, although
+    # the browser's language is English.
+    again = Watched(page.context.new_page())
+    again.page.goto(referee.http_url + "/")
+    again.page.wait_for_selector("#lobby:not([hidden])")
+    assert again.page.inner_text("#lobby-title") == "新しい対局"
+    assert again.page.get_attribute("html", "lang") == "ja"
+    watched.assert_clean()
+    again.assert_clean()

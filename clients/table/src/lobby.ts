@@ -12,6 +12,8 @@ import {
 } from "@hanafuda-referee/client";
 import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
+import { t } from "./i18n/language.js";
+import type { LevelKey, OpponentKey } from "./i18n/strings.js";
 
 /** Seats of the game chosen: Koi-Koi 2; Hachi-Hachi 3 to 6 (from 4, a drop phase opens rounds). */
 function seatsOf(form: HTMLFormElement): number {
@@ -19,14 +21,9 @@ function seatsOf(form: HTMLFormElement): number {
   return Number(byId<HTMLSelectElement>("seat-count").value) || 3;
 }
 
-const OPPONENTS: ReadonlyArray<readonly [string, string]> = [
-  ["greedy", "Greedy bot"],
-  ["random", "Random bot"],
-  ["expert", "Expert bot"],
-  ["friend", "A friend (invitation link)"],
-];
+const OPPONENTS: readonly OpponentKey[] = ["greedy", "random", "expert", "friend"];
 
-const LEVELS: Record<string, BotLevel> = {
+const LEVELS: Record<LevelKey, BotLevel> = {
   greedy: BotLevel.GREEDY,
   random: BotLevel.RANDOM,
   expert: BotLevel.EXPERT,
@@ -57,9 +54,9 @@ function drawOpponents(form: HTMLFormElement): void {
   for (let seat = 1; seat < seats; seat++) {
     const id = `opponent-${seat}`;
     const select = el("select", { id, name: id });
-    for (const [value, label] of OPPONENTS) select.append(el("option", { value }, label));
+    for (const value of OPPONENTS) select.append(el("option", { value }, t.lobby.opponents[value]));
     select.value = kept[seat - 1] ?? "greedy";
-    holder.append(el("p", {}, el("label", { for: id }, `Seat ${seat + 1}`), " ", select));
+    holder.append(el("p", {}, el("label", { for: id }, t.lobby.seat(seat + 1)), " ", select));
   }
 }
 
@@ -78,7 +75,7 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
       ),
     );
   } catch {
-    select.replaceChildren(el("option", { value: "" }, "the referee's default"));
+    select.replaceChildren(el("option", { value: "" }, t.lobby.defaultRules));
   }
 }
 
@@ -86,11 +83,14 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
 export function showLobby(referee: RefereeClient): void {
   byId("lobby").hidden = false;
   byId("table").hidden = true;
-  document.title = "Hanafuda: new game";
+  document.title = t.lobby.documentTitle;
   const form = byId<HTMLFormElement>("new-game");
   const error = byId("lobby-error");
   if (!form.dataset.wired) {
     form.dataset.wired = "yes";
+    // The page's default name, in the table's language (a name the player typed stays).
+    const name = byId<HTMLInputElement>("name");
+    if (name.value === name.defaultValue) name.value = t.lobby.defaultName;
     form.addEventListener("change", (event) => {
       const changed = (event.target as HTMLElement).getAttribute("name");
       if (changed === "kind") {
@@ -106,8 +106,8 @@ export function showLobby(referee: RefereeClient): void {
       void create(referee, form).catch((failure: unknown) => {
         error.textContent =
           failure instanceof RefereeError
-            ? `The referee refused: ${failure.message}`
-            : `Could not create the game: ${String(failure)}`;
+            ? t.lobby.refused(failure.message)
+            : t.lobby.failed(String(failure));
       });
     });
     byId<HTMLFormElement>("watch").addEventListener("submit", (event) => {
@@ -123,7 +123,7 @@ export function showLobby(referee: RefereeClient): void {
 async function create(referee: RefereeClient, form: HTMLFormElement): Promise<void> {
   const kind = gameOf(form);
   const seats = seatsOf(form);
-  const name = byId<HTMLInputElement>("name").value.trim() || "Player 1";
+  const name = byId<HTMLInputElement>("name").value.trim() || t.lobby.defaultName;
   const rounds = Number(byId<HTMLInputElement>("rounds").value) || undefined;
   const seconds = Number(byId<HTMLInputElement>("clock-seconds").value) || 0;
   const preset = byId<HTMLSelectElement>("preset").value;
@@ -131,8 +131,8 @@ async function create(referee: RefereeClient, form: HTMLFormElement): Promise<vo
   const bots: BotLevel[] = [BotLevel.UNSPECIFIED];
   for (let seat = 1; seat < seats; seat++) {
     const choice = byId<HTMLSelectElement>(`opponent-${seat}`).value;
-    const level = LEVELS[choice];
-    players.push(level ? `${choice[0]!.toUpperCase()}${choice.slice(1)} bot ${seat + 1}` : `Friend ${seat + 1}`);
+    const level = choice in LEVELS ? LEVELS[choice as LevelKey] : undefined;
+    players.push(level ? t.lobby.botName(choice as LevelKey, seat + 1) : t.lobby.friendName(seat + 1));
     bots.push(level ?? BotLevel.UNSPECIFIED);
   }
   const request: Parameters<RefereeClient["createGame"]>[0] = {
