@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from google.protobuf import json_format
-from hanafuda.v1 import game_pb2, moves_pb2, service_pb2
+from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, service_pb2
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from tests.clients.npm_packages import TABLE, install
@@ -808,8 +808,21 @@ def test_a_whole_game_in_each_language(
         found["table"] = _axe_violations(page, axe_source)
         _assert_no_english(page, language)
         shot(page, f"language-{language}-{size}-turn")
+        # The yaku guide, in the language: every combination of the rules (Hachi-Hachi: 10
+        # dekiyaku and 12 teyaku; Koi-Koi: the preset's enabled yaku, at least ten).
+        page.click("#guide-open")
+        page.wait_for_selector("#guide[open]")
+        entries = page.locator("#guide-body li[data-yaku]").count()
+        assert entries == 22 if kind == "hachihachi" else entries >= 10, entries
+        found["guide"] = _axe_violations(page, axe_source)
+        _assert_no_english(page, language)
+        shot(page, f"language-{language}-{size}-guide")
+        page.click("#guide-close")
     play_to_end([page])
     shot(page, f"language-{language}-{size}-over")
+    # What is within reach at the end, said with the cards held of those needed.
+    for line in page.locator(".reach li").all_inner_texts():
+        assert re.search(r" \d+/\d+ ?・? ?", line), line
     assert page.inner_text("#status").startswith(says["over"]), page.inner_text("#status")
     assert page.locator("#final thead th").first.inner_text() == says["sheet"]
     story = page.inner_text("#events")
@@ -841,3 +854,111 @@ def test_the_language_is_switched_on_the_page_and_remembered(
     assert again.page.get_attribute("html", "lang") == "ja"
     watched.assert_clean()
     again.assert_clean()
+
+
+# --- Yaku within reach and the yaku guide (TABLE.md, "Yaku") -----------------------------------
+
+_LIGHTS = {1, 9, 29, 41, 45}
+_ANIMALS = {5, 13, 17, 21, 25, 30, 33, 37, 42}
+_RIBBONS = {2, 6, 10, 14, 18, 22, 26, 34, 38, 43}
+_PLAINS = set(range(1, 49)) - _LIGHTS - _ANIMALS - _RIBBONS
+#: The cards of each Koi-Koi yaku under the default preset (fudawiki: the sake cup is an animal
+#: and a plain), and how many it needs: worked out here from CARDS.md and RULES.md 1.4.
+KOIKOI_YAKU_CARDS: dict[str, tuple[set[int], int]] = {
+    "goko": (_LIGHTS, 5),
+    "shiko": (_LIGHTS - {41}, 4),
+    "ame-shiko": (_LIGHTS, 4),
+    "sanko": (_LIGHTS - {41}, 3),
+    "inoshikacho": ({21, 25, 37}, 3),
+    "tane": (_ANIMALS, 5),
+    "akatan-aotan": ({2, 6, 10, 22, 34, 38}, 6),
+    "akatan": ({2, 6, 10}, 3),
+    "aotan": ({22, 34, 38}, 3),
+    "tan": (_RIBBONS, 5),
+    "kasu": (_PLAINS | {33}, 10),
+    "hanami-zake": ({9, 33}, 2),
+    "tsukimi-zake": ({29, 33}, 2),
+}
+
+
+def _view(referee: RefereeProcess, page: Page) -> dict[str, Any]:
+    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    answer = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}",
+        headers={"Authorization": f"Bearer {fragment['token']}"},
+        timeout=10,
+    )
+    view: dict[str, Any] = answer.json()["view"]
+    return view
+
+
+def _card_numbers(cards: list[str]) -> set[int]:
+    return {cards_pb2.Card.Value(card) if isinstance(card, str) else card for card in cards}
+
+
+def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    # Play until a seat holds a card of some yaku it has not formed (or the game ends: again).
+    for _ in range(10):
+        page.goto(referee.http_url + "/")
+        start_game(page, "koikoi", ["greedy"])
+        for _ in range(MAX_STEPS):
+            if state(page)["status"] == "over" or page.locator(".reach li").count() >= 2:
+                break
+            if not act(page):
+                page.wait_for_timeout(50)
+        if page.locator(".reach li").count() >= 2 and state(page)["status"] == "playing":
+            break
+    else:
+        raise AssertionError("no game of ten showed anything within reach")
+    page.wait_for_function("() => !document.getElementById('table').hasAttribute('aria-busy')")
+    view = _view(referee, page)
+    assert page.get_attribute("#table", "data-version") == str(view["version"])
+    shot(page, "koikoi-within-reach")
+    for seat in view["seats"]:
+        held = _card_numbers(seat.get("captured", []))
+        formed = {yaku["id"] for yaku in seat.get("yaku", [])}
+        items = page.locator(f'.seat[data-seat="{seat.get("seat", 0)}"] .reach li')
+        for item in items.all():
+            yaku = item.get_attribute("data-yaku") or ""
+            cards, need = KOIKOI_YAKU_CARDS[yaku]
+            have = min(len(held & cards), need)
+            # What the page says: the yaku in words, the cards held of those needed, the points.
+            assert item.get_attribute("data-have") == str(have) and have >= 1, (yaku, held)
+            assert item.get_attribute("data-need") == str(need), yaku
+            assert yaku not in formed
+            assert re.fullmatch(rf".+ {have}/{need} · \d+ points?", item.inner_text()), (
+                item.inner_text()
+            )
+        # A ribbon held and the ribbons not all gone: "five ribbons (tan) n/5" is shown.
+        others = set().union(
+            *(_card_numbers(o.get("captured", [])) for o in view["seats"] if o is not seat)
+        )
+        if held & _RIBBONS and "tan" not in formed and len(_RIBBONS - others) >= 5:
+            names = items.evaluate_all("(items) => items.map((item) => item.dataset.yaku)")
+            assert "tan" in names, names
+
+    # The guide: every yaku the rule set counts, its points under these rules, its cards drawn.
+    page.click("#guide-open")
+    page.wait_for_selector("#guide[open]")
+    shot(page, "koikoi-yaku-guide")
+    rules = view["rules"]["koiKoi"]
+    enabled = [yaku for yaku in rules["yaku"] if yaku.get("enabled")]
+    entries = page.locator("#guide-body li[data-yaku]")
+    assert entries.evaluate_all("(items) => items.map((i) => i.dataset.yaku)") == [
+        yaku["id"] for yaku in enabled
+    ]
+    for yaku in enabled:
+        entry = page.locator(f'#guide-body li[data-yaku="{yaku["id"]}"]')
+        points = yaku.get("points", 0)
+        assert entry.locator(".worth").inner_text().startswith(f"{points} point"), yaku
+        if yaku["id"] in KOIKOI_YAKU_CARDS:
+            cards, _ = KOIKOI_YAKU_CARDS[yaku["id"]]
+            drawn = {int(c) for c in entry.locator(".card").evaluate_all(CARD_NUMBERS)}
+            assert drawn == cards, yaku["id"]
+    page.click("#guide-close")
+    assert not page.is_visible("#guide")
+    watched.assert_clean()

@@ -152,7 +152,7 @@ export function shortName(card: Card): string {
 /** A font size that keeps `text` inside `room` units of the card: smaller for longer words. */
 function fontSize(text: string, size: number, room = 52): number {
   // Kanji are about twice as wide as Latin letters.
-  const width = [...text].reduce((sum, char) => sum + (char.charCodeAt(0) > 0x2e80 ? 1 : 0.55), 0);
+  const width = [...text].reduce((sum, char) => sum + (char.charCodeAt(0) > 0x2e80 ? 1 : 0.62), 0);
   return Math.min(size, Math.round((room / Math.max(width, 1)) * 10) / 10);
 }
 

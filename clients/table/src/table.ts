@@ -24,6 +24,7 @@ import {
   type SeatInfo,
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
+import { plansOf, reachList, showGuide } from "./guide.js";
 import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
@@ -191,6 +192,14 @@ export class Table {
       },
       options,
     );
+    byId("guide-open").addEventListener(
+      "click",
+      () => {
+        if (this.view) showGuide(this.view);
+      },
+      options,
+    );
+    byId("guide-close").addEventListener("click", () => byId<HTMLDialogElement>("guide").close(), options);
     const askResign = (): void => {
       const dialog = byId<HTMLDialogElement>("resign-dialog");
       if (!dialog.open) dialog.showModal();
@@ -426,6 +435,7 @@ export class Table {
     const holder = byId("seats");
     holder.replaceChildren();
     const hachi = view.kind === GameKind.HACHI_HACHI;
+    const plans = plansOf(view);
     for (const seat of view.seats) {
       const me = seat.seat === view.viewerSeat;
       const level = view.bots[seat.seat] ?? 0;
@@ -462,7 +472,7 @@ export class Table {
         for (let i = 0; i < Math.min(seat.handSize, 10); i++) backs.append(picture(backSvg()));
         panel.append(backs);
       }
-      panel.append(this.scoring(seat, hachi), this.captures(seat));
+      panel.append(this.scoring(seat, hachi), reachList(view, seat, plans) ?? "", this.captures(seat));
       holder.append(panel);
     }
   }

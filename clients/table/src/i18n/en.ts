@@ -71,6 +71,8 @@ export const en: Strings = {
     resignText: "The round is void and the game ends at once.",
     resignYes: "Resign",
     resignNo: "Keep playing",
+    guideOpen: "Yaku guide",
+    guideClose: "Close",
   },
 
   cards: {
@@ -322,6 +324,26 @@ export const en: Strings = {
     sageText: "Sage plays on for more; shōbu ends the round now.",
     joinTitle: "Join or drop out?",
     joinText: "Join this round, or drop out of it.",
+  },
+
+  guide: {
+    withinReach: "Within reach:",
+    reach: (name, have, need, points) => `${name} ${have}/${need} · ${points}`,
+    title: (game) => `Yaku guide: ${game}`,
+    intro: "Every combination these rules count: the cards that make it, and what it is worth.",
+    yakuTitle: "Yaku (captured cards)",
+    dekiyakuTitle: "Dekiyaku (captured cards)",
+    teyakuTitle: "Teyaku (the hand dealt)",
+    teyakuText:
+      "The referee declares them at the deal from each hand's seven cards (willow cards count as plains); each other player pays the value times the field multiplier.",
+    dekiyakuText:
+      "Each other player pays the value times the field multiplier; then the player calls sage (play on) or shōbu (end the round).",
+    anyOf: (count) => `any ${count} of these:`,
+    allOf: "all of these:",
+    requires: (card) => `with ${card} among them`,
+    extra: (need) => `+1 point for each card beyond ${need}`,
+    afterKoikoi: (points) => `${points} once the scorer has called koi-koi`,
+    roundMonth: (month) => `this round: ${month}`,
   },
 
   preview: {

@@ -75,6 +75,8 @@ export const fr: Strings = {
     resignText: "La manche est annulée et la partie s'arrête aussitôt.",
     resignYes: "Abandonner",
     resignNo: "Continuer à jouer",
+    guideOpen: "Guide des yaku",
+    guideClose: "Fermer",
   },
 
   cards: {
@@ -335,6 +337,26 @@ export const fr: Strings = {
     sageText: "Sage continue pour gagner plus ; shōbu finit la manche maintenant.",
     joinTitle: "Jouer ou se retirer ?",
     joinText: "Jouez cette manche, ou retirez-vous-en.",
+  },
+
+  guide: {
+    withinReach: "À portée :",
+    reach: (name, have, need, points) => `${name} ${have}/${need} · ${points}`,
+    title: (game) => `Guide des yaku : ${game}`,
+    intro: "Toutes les combinaisons que comptent ces règles : les cartes qui les font, et ce qu'elles valent.",
+    yakuTitle: "Yaku (cartes prises)",
+    dekiyakuTitle: "Dekiyaku (cartes prises)",
+    teyakuTitle: "Teyaku (la main distribuée)",
+    teyakuText:
+      "L'arbitre les annonce à la donne d'après les sept cartes de chaque main (les cartes du saule comptent comme simples) ; chaque autre joueur paie la valeur fois le multiplicateur du tapis.",
+    dekiyakuText:
+      "Chaque autre joueur paie la valeur fois le multiplicateur du tapis ; puis le joueur dit sage (continuer) ou shōbu (finir la manche).",
+    anyOf: (count) => `${count} au choix parmi :`,
+    allOf: "toutes ces cartes :",
+    requires: (card) => `dont ${card}`,
+    extra: (need) => `+1 point par carte au-delà de ${need}`,
+    afterKoikoi: (points) => `${points} une fois que le gagnant a dit koi-koi`,
+    roundMonth: (month) => `cette manche : ${month}`,
   },
 
   preview: {

@@ -57,6 +57,8 @@ export const ja: Strings = {
     resignText: "この回は無効になり、対局はすぐに終わります。",
     resignYes: "投了する",
     resignNo: "続ける",
+    guideOpen: "役の一覧",
+    guideClose: "閉じる",
   },
 
   cards: {
@@ -293,6 +295,26 @@ export const ja: Strings = {
     sageText: "サゲは続けてさらに狙い、勝負はこの回を今終えます。",
     joinTitle: "参加か降りるか？",
     joinText: "この回に参加するか、降りるかを決めてください。",
+  },
+
+  guide: {
+    withinReach: "あと少し：",
+    reach: (name, have, need, points) => `${name} ${have}/${need}・${points}`,
+    title: (game) => `役の一覧：${game}`,
+    intro: "このルールで数える役のすべて：役になる札と、その点。",
+    yakuTitle: "役（取り札）",
+    dekiyakuTitle: "出来役（取り札）",
+    teyakuTitle: "手役（配られた手札）",
+    teyakuText:
+      "配った時点で、審判が各自の手札7枚から判定します（柳の札はカスとして数えます）。ほかの各プレイヤーが点数×場の倍率を払います。",
+    dekiyakuText:
+      "ほかの各プレイヤーが点数×場の倍率を払います。そのあと、サゲ（続ける）か勝負（この回を終える）かを選びます。",
+    anyOf: (count) => `このうち${count}枚：`,
+    allOf: "これらすべて：",
+    requires: (card) => `${card}を含む`,
+    extra: (need) => `${need}枚を超える1枚ごとに＋1点`,
+    afterKoikoi: (points) => `こいこいの後は${points}`,
+    roundMonth: (month) => `この回は${month}`,
   },
 
   preview: {

@@ -68,7 +68,7 @@ export type PageKey =
   | "hachiChoice" | "players" | "fourPlayers" | "rules" | "rounds" | "clockSeconds" | "yourName"
   | "opponents" | "start" | "watchTitle" | "watchGame" | "watch" | "gameTitle" | "spectating"
   | "hint" | "resign" | "field" | "yourHand" | "story" | "decisionTitle" | "decisionResign"
-  | "resignTitle" | "resignText" | "resignYes" | "resignNo";
+  | "resignTitle" | "resignText" | "resignYes" | "resignNo" | "guideOpen" | "guideClose";
 
 export interface Strings {
   /** The language's own name, for the switch. */
@@ -210,6 +210,26 @@ export interface Strings {
     sageText: string;
     joinTitle: string;
     joinText: string;
+  };
+
+  /** The combinations within reach of a seat, and the guide to every combination of the rules. */
+  readonly guide: {
+    withinReach: string;
+    /** "ribbons (tan) 4/5 · 1 point". */
+    reach(name: string, have: number, need: number, points: string): string;
+    title(game: string): string;
+    intro: string;
+    yakuTitle: string;
+    dekiyakuTitle: string;
+    teyakuTitle: string;
+    teyakuText: string;
+    dekiyakuText: string;
+    anyOf(count: number): string;
+    allOf: string;
+    requires(card: string): string;
+    extra(need: number): string;
+    afterKoikoi(points: string): string;
+    roundMonth(month: string): string;
   };
 
   readonly preview: {
