@@ -94,14 +94,16 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def start_game(page: Page, kind: str, opponents: list[str], *, clock: int = 0) -> None:
-    """Fills the lobby and starts the game (one round; Hachi-Hachi with one seat more than
-    ``opponents``)."""
+def start_game(
+    page: Page, kind: str, opponents: list[str], *, clock: int = 0, rounds: int = 1
+) -> None:
+    """Fills the lobby and starts the game (one round unless told; Hachi-Hachi with one seat
+    more than ``opponents``)."""
     page.wait_for_selector("#lobby:not([hidden])")
     page.check(f'input[name="kind"][value="{kind}"]')
     if kind == "hachihachi":
         page.select_option("#seat-count", str(len(opponents) + 1))
-    page.fill("#rounds", "1")
+    page.fill("#rounds", str(rounds))
     page.fill("#clock-seconds", str(clock))
     for seat, opponent in enumerate(opponents, start=1):
         page.select_option(f"#opponent-{seat}", opponent)
@@ -133,6 +135,10 @@ def act(page: Page, *, keyboard: bool = False) -> bool:
     now = state(page)
     if now["busy"] or now["status"] != "playing":
         return False
+    if page.evaluate("document.getElementById('round-summary').open"):
+        # A round's summary stays until it is dismissed: read, then go on.
+        page.click("#round-summary-close")
+        return True
     if now["dialog"]:
         buttons = page.locator("#decision button[data-move]:not([data-move='cancel'])")
         # End rounds early where the game asks (stop, shōbu); otherwise the first choice. The
@@ -825,8 +831,9 @@ def test_a_whole_game_in_each_language(
         assert re.search(r" \d+/\d+ ?・? ?", line), line
     assert page.inner_text("#status").startswith(says["over"]), page.inner_text("#status")
     assert page.locator("#final thead th").first.inner_text() == says["sheet"]
-    story = page.inner_text("#events")
-    assert says["over"] in story
+    # The story tells the end too, unless the game ended at its deal, before the page watched it.
+    story = page.locator("#events li").all_inner_texts()
+    assert len(story) == 1 or says["over"] in story[-1], story
     found["over"] = _axe_violations(page, axe_source)
     _assert_no_english(page, language)
     assert all(not violations for violations in found.values()), json.dumps(found, indent=1)
@@ -961,4 +968,107 @@ def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
             assert drawn == cards, yaku["id"]
     page.click("#guide-close")
     assert not page.is_visible("#guide")
+    watched.assert_clean()
+
+
+# --- Round summaries, the score sheet, play again (TABLE.md, "The course of a game") -----------
+
+
+def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, Any]]:
+    """Every finished round's result by round number, from the referee's log of the game."""
+    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    log = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}/log",
+        params={"pageSize": "1000"},
+        headers={"Authorization": f"Bearer {fragment['token']}"},
+        timeout=10,
+    ).json()
+    ended = [event["roundEnded"]["result"] for event in log["events"] if "roundEnded" in event]
+    return {result["round"]: result for result in ended}
+
+
+def _sheet_totals(page: Page, holder: str) -> list[str]:
+    return page.locator(f"{holder} .sheet tfoot td").all_inner_texts()
+
+
+def test_round_summaries_stay_the_sheet_adds_up_and_the_game_is_played_again(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"], rounds=2)
+    first_game = page.url
+    summaries: dict[int, dict[str, Any]] = {}
+    sheet_checked = False
+    for _ in range(MAX_STEPS):
+        if state(page)["status"] == "over":
+            break
+        if page.evaluate("document.getElementById('round-summary').open"):
+            number = int(re.findall(r"\d+", page.inner_text("#round-summary-title"))[0])
+            version = state(page)["version"]
+            scored = page.locator("#round-summary .round-score")
+            summaries[number] = {
+                "line": page.inner_text("#round-summary .summary-line"),
+                "score": scored.inner_text() if scored.count() else "",
+                "running": page.locator("#round-summary .running-scores li").all_inner_texts(),
+            }
+            shot(page, f"round-{number}-summary")
+            # It stays until dismissed, whatever the game does meanwhile (the bot may move).
+            page.wait_for_timeout(600)
+            assert page.evaluate("document.getElementById('round-summary').open")
+            assert state(page)["version"] >= version
+            page.click("#round-summary-close")
+            continue
+        if summaries and not sheet_checked and state(page)["status"] == "playing":
+            # The sheet is open at any time: one row per finished round, the referee's numbers.
+            page.click("#sheet-open")
+            page.wait_for_selector("#sheet-body .sheet, #sheet-body p:not(:empty)")
+            page.wait_for_selector("#sheet-body .sheet")
+            results = _round_results(referee, page)
+            rows = page.locator("#sheet-body .sheet tbody tr[data-round]")
+            assert rows.count() == len(results)
+            shot(page, "score-sheet")
+            page.click("#sheet-close")
+            sheet_checked = True
+            continue
+        if not act(page):
+            page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"the game did not end in {MAX_STEPS} steps")
+    results = _round_results(referee, page)
+    # The first round ended before the game did: its summary was on screen.
+    assert 1 in summaries, summaries
+    # Each summary said what the referee's result says: the round's score, and the running
+    # scores (tally: each round's winner adds its points).
+    names = [row[0] for row in final_rows(page)]
+    totals = [0, 0]
+    for number in sorted(results):
+        result = results[number]
+        points = result.get("score", {}).get("points", 0)
+        if "winner" in result and points:
+            totals[result["winner"]] += points
+        if number in summaries:
+            said = summaries[number]
+            if points:
+                assert said["score"].endswith(f"{points} points" if points != 1 else "1 point")
+            assert said["running"] == [
+                f"{name}: {total}" for name, total in zip(names, totals, strict=True)
+            ]
+    # The end: the winner, the final scores, and the sheet adding up to them.
+    shot(page, "game-over-sheet")
+    assert page.inner_text("#status").startswith("Game over")
+    final = [row[1] for row in final_rows(page)]
+    assert final == [str(total) for total in totals]
+    page.wait_for_selector("#final-sheet .sheet")
+    assert _sheet_totals(page, "#final-sheet") == final
+    assert page.locator("#final-sheet .sheet tbody tr[data-round]").count() == len(results)
+    # Play again: a new game with the same settings and opponents, this seat kept.
+    page.click("#again-same")
+    page.wait_for_function("(url) => location.href !== url", arg=first_game)
+    # The page reloads on the new fragment: the new game's first round, 2 rounds as before.
+    page.wait_for_function(
+        "() => document.getElementById('game-title').innerText.startsWith('Koi-Koi, round 1 of 2')"
+    )
+    assert page.url != first_game
+    assert "Greedy bot 2" in page.inner_text("#seats") and "greedy bot" in page.inner_text("#seats")
     watched.assert_clean()

@@ -5,7 +5,7 @@
  * (`yaku.ts`): the rule set, the round month and the seats' public captures.
  */
 
-import { GameKind, type Card, type GameView, type SeatInfo } from "@hanafuda-referee/client";
+import { GameKind, GameStatus, type Card, type GameView, type SeatInfo } from "@hanafuda-referee/client";
 import { cardName, cardSvg } from "./cards.js";
 import { byId, el, picture } from "./dom.js";
 import { t } from "./i18n/language.js";
@@ -22,6 +22,8 @@ export function plansOf(view: GameView): Plan[] {
 
 /** The list of what `seat` has within reach, or `null` when nothing is. */
 export function reachList(view: GameView, seat: SeatInfo, plans: readonly Plan[]): HTMLElement | null {
+  // Once the game is over nothing is within reach any more.
+  if (view.status === GameStatus.OVER) return null;
   const mine = new Set<Card>(seat.captured);
   const others = new Set<Card>(
     view.seats.filter((other) => other.seat !== seat.seat).flatMap((other) => other.captured),

@@ -8,6 +8,7 @@ import {
   BotLevel,
   GameKind,
   RefereeError,
+  type GameView,
   type RefereeClient,
 } from "@hanafuda-referee/client";
 import { byId, el } from "./dom.js";
@@ -162,4 +163,33 @@ async function create(referee: RefereeClient, form: HTMLFormElement): Promise<vo
   }
   sessionStorage.setItem(`invites:${game}`, JSON.stringify(friends));
   location.hash = fragmentOf({ game, token: created.playerTokens[0] ?? "" });
+}
+
+/**
+ * A new game with the settings and players of the one `view` shows: its game, its resolved rule
+ * set (as overrides of its preset, so nothing changes), its clock, the same names and bots. The
+ * viewer keeps its seat; the other people's seats get new invitation links.
+ */
+export async function playAgain(referee: RefereeClient, view: GameView): Promise<void> {
+  const me = view.viewerSeat ?? 0;
+  const players = view.seats.map((seat) => seat.name);
+  const request: Parameters<RefereeClient["createGame"]>[0] = {
+    kind: view.kind,
+    preset: view.rules?.preset ?? "",
+    players,
+    bots: view.bots.some((level) => level !== BotLevel.UNSPECIFIED) ? [...view.bots] : [],
+  };
+  const rules = view.rules?.game;
+  if (rules?.case === "koiKoi") request.overrides = { case: "koiKoi", value: rules.value };
+  else if (rules?.case === "hachiHachi") request.overrides = { case: "hachiHachi", value: rules.value };
+  if (view.clock?.options) request.clock = view.clock.options;
+  const created = await referee.createGame(request);
+  const game = created.game;
+  const friends = players.flatMap((name, seat) =>
+    seat !== me && (view.bots[seat] ?? BotLevel.UNSPECIFIED) === BotLevel.UNSPECIFIED
+      ? [{ seat, name, link: linkTo({ game, token: created.playerTokens[seat] ?? "" }) }]
+      : [],
+  );
+  sessionStorage.setItem(`invites:${game}`, JSON.stringify(friends));
+  location.hash = fragmentOf({ game, token: created.playerTokens[me] ?? "" });
 }

@@ -21,10 +21,13 @@ import {
   type GameView,
   type Move,
   type RefereeClient,
+  type RoundResult,
   type SeatInfo,
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
 import { plansOf, reachList, showGuide } from "./guide.js";
+import { loadRounds, sheetRows, sheetTable, startingTotals, summaryContent } from "./rounds.js";
+import { playAgain } from "./lobby.js";
 import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
@@ -101,6 +104,8 @@ export class Table {
   private readonly lines: string[];
   private clockTimer: number | undefined;
   private decisionKey = "";
+  /** Finished rounds whose summary the player has not dismissed yet, with the view told with them. */
+  private readonly summaries: Array<{ result: RoundResult; view?: GameView }> = [];
   private readonly advice: Advice;
 
   constructor(
@@ -200,6 +205,19 @@ export class Table {
       options,
     );
     byId("guide-close").addEventListener("click", () => byId<HTMLDialogElement>("guide").close(), options);
+    byId("sheet-open").addEventListener("click", () => void this.showSheet(), options);
+    byId("sheet-close").addEventListener("click", () => byId<HTMLDialogElement>("sheet").close(), options);
+    const summary = byId<HTMLDialogElement>("round-summary");
+    byId("round-summary-close").addEventListener("click", () => summary.close(), options);
+    // Closed by its button or by Escape: the next summary, else the decision it held back.
+    summary.addEventListener(
+      "close",
+      () => {
+        this.summaries.shift();
+        if (!this.showSummary() && this.view) this.drawDecision(this.view);
+      },
+      options,
+    );
     const askResign = (): void => {
       const dialog = byId<HTMLDialogElement>("resign-dialog");
       if (!dialog.open) dialog.showModal();
@@ -346,6 +364,9 @@ export class Table {
     this.told = version;
     let actor: number | undefined;
     for (const event of events) {
+      if (event.kind.case === "roundEnded" && event.kind.value.result) {
+        this.summaries.push({ result: event.kind.value.result });
+      }
       if (event.actor !== undefined) actor = event.actor;
       const line = describe(this.seats(), event, actor);
       if (line) this.say(line, false);
@@ -402,6 +423,11 @@ export class Table {
     this.drawField(view);
     this.drawHand(view);
     this.drawResults(view, seats);
+    // A round's summary waits for the player, with the view of its version (the totals after it);
+    // at the game's end the results panel shows the same and the sheet.
+    for (const entry of this.summaries) entry.view ??= view;
+    if (view.status === GameStatus.OVER) this.summaries.splice(0);
+    this.showSummary();
     this.drawDecision(view);
     this.drawClock();
     if (focused) {
@@ -612,6 +638,20 @@ export class Table {
       if (view.viewerSeat !== undefined) {
         box.append(el("p", {}, el("button", { type: "button", id: "review" }, t.table.review)));
       }
+      const sheet = el("div", { id: "final-sheet" }, el("p", {}, t.rounds.loading));
+      box.append(el("h3", {}, t.rounds.sheetTitle), sheet);
+      void this.fillSheet(view, sheet);
+      if (view.viewerSeat !== undefined) {
+        const again = el("button", { type: "button", id: "again-same" }, t.rounds.playAgain);
+        again.addEventListener("click", () => {
+          again.disabled = true;
+          playAgain(this.referee, view).catch((error: unknown) => {
+            again.disabled = false;
+            again.after(el("p", { role: "alert" }, t.rounds.playAgainFailed(error instanceof Error ? error.message : String(error))));
+          });
+        });
+        box.append(el("p", {}, again));
+      }
       box.append(el("p", {}, el("a", { href: "#", id: "again" }, t.table.newGame)));
     }
   }
@@ -674,8 +714,48 @@ export class Table {
 
   // Decisions -----------------------------------------------------------------------------------
 
+  /** Opens the summary of the first round not dismissed yet; whether one is open. */
+  private showSummary(): boolean {
+    const dialog = byId<HTMLDialogElement>("round-summary");
+    if (dialog.open) return true;
+    const next = this.summaries[0];
+    if (!next?.view) return false;
+    byId("round-summary-title").textContent = t.rounds.summaryTitle(next.result.round);
+    byId("round-summary-body").replaceChildren(summaryContent(next.view, this.seats(next.view), next.result));
+    dialog.showModal();
+    byId("round-summary-close").focus();
+    return true;
+  }
+
+  /** Fills `holder` with the score sheet read from the game's log. */
+  private async fillSheet(view: GameView, holder: HTMLElement): Promise<void> {
+    try {
+      const results = await loadRounds(this.referee, this.place);
+      const start = startingTotals(view);
+      holder.replaceChildren(
+        results.length ? sheetTable(view, sheetRows(view, results, start), start) : el("p", {}, t.rounds.noRounds),
+      );
+    } catch (error) {
+      holder.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error))));
+    }
+  }
+
+  private async showSheet(): Promise<void> {
+    const view = this.view;
+    if (!view) return;
+    byId("sheet-title").textContent = t.rounds.sheetTitle;
+    const body = byId("sheet-body");
+    body.replaceChildren(el("p", {}, t.rounds.loading));
+    const dialog = byId<HTMLDialogElement>("sheet");
+    if (!dialog.open) dialog.showModal();
+    byId("sheet-close").focus();
+    await this.fillSheet(view, body);
+  }
+
   private drawDecision(view: GameView): void {
     if (this.busy) return;
+    // A round's summary is read first: the next decision opens once it is dismissed.
+    if (byId<HTMLDialogElement>("round-summary").open) return;
     const moves = this.myMoves().filter((move) => move.kind !== MoveKind.PLAY);
     if (!moves.length) {
       if (!this.pendingChoice) this.closeDecision();

@@ -68,7 +68,12 @@ export type PageKey =
   | "hachiChoice" | "players" | "fourPlayers" | "rules" | "rounds" | "clockSeconds" | "yourName"
   | "opponents" | "start" | "watchTitle" | "watchGame" | "watch" | "gameTitle" | "spectating"
   | "hint" | "resign" | "field" | "yourHand" | "story" | "decisionTitle" | "decisionResign"
-  | "resignTitle" | "resignText" | "resignYes" | "resignNo" | "guideOpen" | "guideClose";
+  | "resignTitle" | "resignText" | "resignYes" | "resignNo" | "guideOpen" | "guideClose"
+  | "sheetOpen" | "sheetClose" | "summaryContinue";
+
+export type CauseKey =
+  | "teyaku" | "dekiyaku" | "sageRefund" | "sageOvertaken" | "cardCount" | "allEights"
+  | "doubleEights" | "dropFee" | "dropFeesTaken";
 
 export interface Strings {
   /** The language's own name, for the switch. */
@@ -230,6 +235,30 @@ export interface Strings {
     extra(need: number): string;
     afterKoikoi(points: string): string;
     roundMonth(month: string): string;
+  };
+
+  /** Round summaries, the score sheet, the end of the game. */
+  readonly rounds: {
+    summaryTitle(round: number): string;
+    yakuTitle: string;
+    base(points: string): string;
+    score(points: string): string;
+    fieldMultiplier(factor: number): string;
+    paymentsTitle: string;
+    causes: Readonly<Record<CauseKey, string>>;
+    countsTitle: string;
+    count(name: string, count: number, difference: string): string;
+    runningScores: string;
+    runningBalances: string;
+    sheetTitle: string;
+    round: string;
+    total: string;
+    start: string;
+    loading: string;
+    noRounds: string;
+    failed(message: string): string;
+    playAgain: string;
+    playAgainFailed(message: string): string;
   };
 
   readonly preview: {
