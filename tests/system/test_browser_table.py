@@ -412,6 +412,9 @@ def test_a_link_to_no_game_says_so(referee: RefereeProcess, browser: Browser) ->
     )
     # The way back to the lobby is offered where the message is (a reload could not help).
     assert "Reload" not in watched.page.inner_text("#status")
+    # No empty table under it: only what went wrong and the way back.
+    assert watched.page.is_hidden("#field") and watched.page.is_hidden("#seats")
+    assert watched.page.inner_text("#game-title") == "No game at this link"
     watched.page.click("#status a")
     watched.page.wait_for_selector("#lobby:not([hidden])")
 
@@ -1072,3 +1075,72 @@ def test_round_summaries_stay_the_sheet_adds_up_and_the_game_is_played_again(
     assert page.url != first_game
     assert "Greedy bot 2" in page.inner_text("#seats") and "greedy bot" in page.inner_text("#seats")
     watched.assert_clean()
+
+
+# --- Invitations (TABLE.md, "Friends") ----------------------------------------------------------
+
+
+def test_the_host_sees_the_links_at_once_copies_them_and_finds_them_again(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    host = Watched(context.new_page())
+    page = host.page
+    page.goto(referee.http_url + "/")
+    start_game(page, "koikoi", ["friend"])
+    # In front of the host at once, on the first screen: the friend's link with a copy button.
+    page.wait_for_selector("#invites:not([hidden])")
+    link = page.input_value("#invite-1")
+    assert "token=" in urlsplit(link).fragment
+    box = page.locator("#invite-1").bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+    shot(page, "invitations-host")
+    page.click('#invites button.copy[data-for="invite-1"]')
+    page.wait_for_function("() => document.querySelector('#invites .copied').textContent !== ''")
+    assert page.evaluate("navigator.clipboard.readText()") == link
+    assert page.inner_text("#invites .copied").startswith("Copied: Link for Friend 2")
+    page.click("#invites-close")
+    assert page.is_hidden("#invites")
+    # Later: a reload does not push them again, the button shows the same links...
+    page.reload()
+    page.wait_for_selector("#table[data-version]")
+    assert page.is_hidden("#invites")
+    page.click("#invites-open")
+    assert page.input_value("#invite-1") == link
+    # ...and so does another tab of the same browser (the links are kept in local storage).
+    other = Watched(context.new_page())
+    other.page.goto(page.url)
+    other.page.wait_for_selector("#table[data-version]")
+    other.page.click("#invites-open")
+    assert other.page.input_value("#invite-1") == link
+    # The friend's page holds no seat's link, only the spectators'.
+    friend = open_page(browser, link)
+    friend.page.wait_for_selector("#table[data-version]")
+    assert friend.page.is_hidden("#invites")
+    friend.page.click("#invites-open")
+    assert friend.page.locator("#invite-1").count() == 0
+    assert "token=" not in friend.page.input_value("#invite-watch")
+    for watched in (host, other, friend):
+        watched.assert_clean()
+    context.close()
+
+
+def test_a_link_with_a_wrong_seat_says_so_plainly_in_the_players_language(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    created = httpx.post(
+        referee.http_url + "/v1/games",
+        json={"kind": "GAME_KIND_KOI_KOI", "players": ["Ann", "Bob"]},
+        timeout=10,
+    ).json()
+    wrong = f"{referee.http_url}/#game={created['game']}&token=not-a-seat-token"
+    watched = open_page(browser, wrong, locale="fr-FR")
+    page = watched.page
+    page.wait_for_function(
+        "() => document.getElementById('status').innerText.startsWith('La place de ce lien')"
+    )
+    assert page.inner_text("#game-title") == "Aucune partie à ce lien"
+    assert page.is_hidden("#field") and page.is_hidden("#my-hand")
+    page.click("#status a")
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.inner_text("#lobby-title") == "Nouvelle partie"

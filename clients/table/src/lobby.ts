@@ -13,6 +13,7 @@ import {
 } from "@hanafuda-referee/client";
 import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
+import { keepInvitations } from "./invites.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, OpponentKey } from "./i18n/strings.js";
 
@@ -29,17 +30,6 @@ const LEVELS: Record<LevelKey, BotLevel> = {
   random: BotLevel.RANDOM,
   expert: BotLevel.EXPERT,
 };
-
-/** The invitation links kept for the creator, by game (this tab only). */
-export function invitations(game: string): Array<{ seat: number; name: string; link: string }> {
-  const kept = sessionStorage.getItem(`invites:${game}`);
-  if (!kept) return [];
-  try {
-    return JSON.parse(kept) as Array<{ seat: number; name: string; link: string }>;
-  } catch {
-    return [];
-  }
-}
 
 function gameOf(form: HTMLFormElement): "koikoi" | "hachihachi" {
   const chosen = form.querySelector<HTMLInputElement>('input[name="kind"]:checked');
@@ -161,7 +151,7 @@ async function create(referee: RefereeClient, form: HTMLFormElement): Promise<vo
       });
     }
   }
-  sessionStorage.setItem(`invites:${game}`, JSON.stringify(friends));
+  keepInvitations(game, friends);
   location.hash = fragmentOf({ game, token: created.playerTokens[0] ?? "" });
 }
 
@@ -190,6 +180,6 @@ export async function playAgain(referee: RefereeClient, view: GameView): Promise
       ? [{ seat, name, link: linkTo({ game, token: created.playerTokens[seat] ?? "" }) }]
       : [],
   );
-  sessionStorage.setItem(`invites:${game}`, JSON.stringify(friends));
+  keepInvitations(game, friends);
   location.hash = fragmentOf({ game, token: created.playerTokens[me] ?? "" });
 }

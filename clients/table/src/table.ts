@@ -31,7 +31,7 @@ import { playAgain } from "./lobby.js";
 import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
-import { invitations } from "./lobby.js";
+import { firstShowing, invitationPanel, invitations } from "./invites.js";
 import { linkTo, type Place } from "./links.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, WaitKey } from "./i18n/strings.js";
@@ -140,7 +140,10 @@ export class Table {
     this.wire(signal);
     const log = byId("events");
     log.replaceChildren(...this.lines.map((line) => el("li", {}, line)));
-    this.drawInvitations();
+    // The host's friends' links, in front of the host the first time the new game is shown.
+    const friends = this.place.token ? invitations(this.place.game) : [];
+    byId("invites-open").textContent = friends.length ? t.table.invitationsTitle : t.table.spectatorTitle;
+    if (friends.length && firstShowing(this.place.game)) this.toggleInvitations(true);
     this.clockTimer = window.setInterval(() => this.drawClock(), 250);
     signal.addEventListener("abort", () => window.clearInterval(this.clockTimer));
     this.setStatus(t.table.connecting);
@@ -161,11 +164,21 @@ export class Table {
       }
     } catch (error) {
       if (signal.aborted) return;
+      const reason = error instanceof RefereeError ? error.reason : undefined;
+      const badSeat =
+        reason === Reason.BAD_TOKEN || reason === Reason.MISSING_TOKEN || reason === Reason.PERMISSION_DENIED;
       this.setStatus(
-        error instanceof RefereeError && error.reason === Reason.UNKNOWN_GAME
+        reason === Reason.UNKNOWN_GAME
           ? t.table.noGame
-          : t.table.lost(String(error instanceof Error ? error.message : error)),
+          : badSeat
+            ? t.table.badToken
+            : t.table.lost(String(error instanceof Error ? error.message : error)),
       );
+      if (!this.view) {
+        // Nothing was ever shown: no empty table, only what went wrong and the way back.
+        byId("table").dataset.status = "lost";
+        byId("game-title").textContent = t.table.noGameTitle;
+      }
       // A reload cannot mend a wrong link: offer the way back to the lobby instead.
       byId("status").append(" ", el("a", { href: "/" }, t.table.backToLobby));
     }
@@ -183,6 +196,11 @@ export class Table {
     byId("hand").addEventListener("focusin", preview, options);
     byId("hand").addEventListener("mouseleave", () => this.clearPreview(), options);
     byId("hand").addEventListener("focusout", () => this.clearPreview(), options);
+    byId("invites-open").addEventListener(
+      "click",
+      () => this.toggleInvitations(byId("invites").hidden === true),
+      options,
+    );
     byId("hint").addEventListener(
       "click",
       () => {
@@ -656,39 +674,18 @@ export class Table {
     }
   }
 
-  private drawInvitations(): void {
+  /** Shows or hides the invitation panel (the friends' links for the host, the spectators' link). */
+  private toggleInvitations(open: boolean): void {
     const box = byId("invites");
-    const friends = this.place.token ? invitations(this.place.game) : [];
-    box.hidden = false;
-    const list = el("ul");
-    for (const friend of friends) {
-      const id = `invite-${friend.seat}`;
-      list.append(
-        el(
-          "li",
-          {},
-          el("label", { for: id }, t.table.inviteLink(friend.name, friend.seat + 1)),
-          " ",
-          el("input", { id, readonly: true, value: friend.link, class: "invite-link", "data-seat": friend.seat }),
-        ),
-      );
+    if (open) {
+      box.replaceChildren(...invitationPanel(this.place, () => this.toggleInvitations(false)));
     }
-    const watchId = "invite-watch";
-    list.append(
-      el(
-        "li",
-        {},
-        el("label", { for: watchId }, t.table.spectatorLink),
-        " ",
-        el("input", { id: watchId, readonly: true, value: linkTo({ game: this.place.game, token: "" }) }),
-      ),
-    );
-    box.replaceChildren(
-      el("summary", {}, friends.length ? t.table.invitationsTitle : t.table.spectatorTitle),
-      el("p", {}, friends.length ? t.table.invitationsText : t.table.spectatorText),
-      list,
-    );
+    box.hidden = !open;
+    byId("invites-open").setAttribute("aria-expanded", String(open));
+    if (open) box.querySelector<HTMLElement>("button.copy")?.focus();
+    else byId("invites-open").focus();
   }
+
 
   private drawClock(): void {
     const view = this.view;

@@ -76,6 +76,7 @@ export const en: Strings = {
     sheetOpen: "Score sheet",
     sheetClose: "Close",
     summaryContinue: "Continue",
+    invitesOpen: "Invitation links",
   },
 
   cards: {
@@ -257,6 +258,8 @@ export const en: Strings = {
   table: {
     connecting: "Connecting to the game…",
     noGame: "This link leads to no game: it is mistyped, or the game has ended and expired.",
+    badToken: "This link's seat does not belong to this game: the link is mistyped or cut short.",
+    noGameTitle: "No game at this link",
     lost: (message) => `The connection to the game is lost: ${message}.`,
     backToLobby: "Back to the lobby",
     stale: "The game moved on before your move arrived; here it is now.",
@@ -380,6 +383,14 @@ export const en: Strings = {
     failed: (message) => `The rounds could not be read: ${message}`,
     playAgain: "Play again with the same settings",
     playAgainFailed: (message) => `Could not start a new game: ${message}`,
+  },
+
+  invites: {
+    copy: "Copy",
+    copyLabel: (link) => `Copy: ${link}`,
+    copied: (link) => `Copied: ${link}.`,
+    selected: "The link is selected: copy it with your device's copy command.",
+    close: "Done",
   },
 
   preview: {

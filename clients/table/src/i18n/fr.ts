@@ -80,6 +80,7 @@ export const fr: Strings = {
     sheetOpen: "Feuille de marque",
     sheetClose: "Fermer",
     summaryContinue: "Continuer",
+    invitesOpen: "Liens d'invitation",
   },
 
   cards: {
@@ -268,6 +269,8 @@ export const fr: Strings = {
   table: {
     connecting: "Connexion à la partie…",
     noGame: "Ce lien ne mène à aucune partie : il est mal recopié, ou la partie est finie et effacée.",
+    badToken: "La place de ce lien n'appartient pas à cette partie : le lien est mal recopié ou coupé.",
+    noGameTitle: "Aucune partie à ce lien",
     lost: (message) => `La connexion à la partie est perdue : ${message}.`,
     backToLobby: "Retour à l'accueil",
     stale: "La partie a avancé avant l'arrivée de votre coup ; la voici maintenant.",
@@ -393,6 +396,14 @@ export const fr: Strings = {
     failed: (message) => `Impossible de lire les manches : ${message}`,
     playAgain: "Rejouer avec les mêmes réglages",
     playAgainFailed: (message) => `Impossible de lancer une nouvelle partie : ${message}`,
+  },
+
+  invites: {
+    copy: "Copier",
+    copyLabel: (link) => `Copier : ${link}`,
+    copied: (link) => `Copié : ${link}.`,
+    selected: "Le lien est sélectionné : copiez-le avec la commande de copie de votre appareil.",
+    close: "Terminé",
   },
 
   preview: {

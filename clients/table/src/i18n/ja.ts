@@ -62,6 +62,7 @@ export const ja: Strings = {
     sheetOpen: "得点表",
     sheetClose: "閉じる",
     summaryContinue: "続ける",
+    invitesOpen: "招待リンク",
   },
 
   cards: {
@@ -228,6 +229,8 @@ export const ja: Strings = {
   table: {
     connecting: "対局に接続しています…",
     noGame: "このリンクの対局はありません。リンクが間違っているか、対局が終わって消えました。",
+    badToken: "このリンクの席はこの対局のものではありません。リンクが間違っているか、途中で切れています。",
+    noGameTitle: "このリンクに対局はありません",
     lost: (message) => `対局との接続が切れました：${message}。`,
     backToLobby: "ロビーに戻る",
     stale: "あなたの手が届く前に対局が進みました。今の局面を表示します。",
@@ -351,6 +354,14 @@ export const ja: Strings = {
     failed: (message) => `各回の結果を読めませんでした：${message}`,
     playAgain: "同じ設定でもう一度",
     playAgainFailed: (message) => `新しい対局を始められませんでした：${message}`,
+  },
+
+  invites: {
+    copy: "コピー",
+    copyLabel: (link) => `コピー：${link}`,
+    copied: (link) => `コピーしました：${link}。`,
+    selected: "リンクを選択しました。端末のコピー操作でコピーしてください。",
+    close: "閉じる",
   },
 
   preview: {

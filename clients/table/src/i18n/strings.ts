@@ -69,7 +69,7 @@ export type PageKey =
   | "opponents" | "start" | "watchTitle" | "watchGame" | "watch" | "gameTitle" | "spectating"
   | "hint" | "resign" | "field" | "yourHand" | "story" | "decisionTitle" | "decisionResign"
   | "resignTitle" | "resignText" | "resignYes" | "resignNo" | "guideOpen" | "guideClose"
-  | "sheetOpen" | "sheetClose" | "summaryContinue";
+  | "sheetOpen" | "sheetClose" | "summaryContinue" | "invitesOpen";
 
 export type CauseKey =
   | "teyaku" | "dekiyaku" | "sageRefund" | "sageOvertaken" | "cardCount" | "allEights"
@@ -153,6 +153,8 @@ export interface Strings {
   readonly table: {
     connecting: string;
     noGame: string;
+    badToken: string;
+    noGameTitle: string;
     lost(message: string): string;
     backToLobby: string;
     stale: string;
@@ -259,6 +261,15 @@ export interface Strings {
     failed(message: string): string;
     playAgain: string;
     playAgainFailed(message: string): string;
+  };
+
+  readonly invites: {
+    copy: string;
+    /** The copy button's name for screen readers: it holds `copy`. */
+    copyLabel(link: string): string;
+    copied(link: string): string;
+    selected: string;
+    close: string;
   };
 
   readonly preview: {
