@@ -720,6 +720,9 @@ SAYS: dict[str, dict[str, str]] = {
         "preview": r"(takes .+\.|takes nothing: it joins the field\.)$",
         "card": r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+; [A-Z][^,]+, [^\x00-\x7f]+\)",
         "sheet": "Player",
+        "reach": r".+ \d/\d+ · \d+ points?",
+        "summary": r"Round \d+ is over",
+        "round": "Round",
     },
     "fr": {
         "lobby": "Nouvelle partie",
@@ -729,6 +732,9 @@ SAYS: dict[str, dict[str, str]] = {
         "preview": r"(prend .+\.|ne prend rien : elle va sur le tapis\.)$",
         "card": r".+ \((lumière|animal|ruban|simple), [a-zéû]+ ; [A-Z][^,]+, [^\x00-\x7f]+\)",
         "sheet": "Joueur",
+        "reach": r".+ \d/\d+ · \d+ points?",
+        "summary": r"Fin de la manche \d+",
+        "round": "Manche",
     },
     "ja": {
         "lobby": "新しい対局",
@@ -738,6 +744,9 @@ SAYS: dict[str, dict[str, str]] = {
         "preview": r"(を取ります。|場に置かれます。)$",
         "card": r"[^\x00-\x7f]+（[A-Z][A-Za-zōū ()]+、(光|タネ|短冊|カス)・\d+月）",
         "sheet": "プレイヤー",
+        "reach": r".+ \d/\d+・\d+点",
+        "summary": r"第\d+回戦の結果",
+        "round": "回戦",
     },
 }
 
@@ -799,7 +808,9 @@ def test_a_whole_game_in_each_language(
     assert page.inner_text("#lobby-title") == says["lobby"]
     found = {"lobby": _axe_violations(page, axe_source)}
     _assert_no_english(page, language)
-    start_game(page, kind, ["greedy", "random"] if kind == "hachihachi" else ["greedy"])
+    opponents = ["greedy", "random"] if kind == "hachihachi" else ["greedy"]
+    # Two rounds: the first one's summary comes while the game goes on.
+    start_game(page, kind, opponents, rounds=2)
     # Play to the player's first turn (a deal may also end the game at once: then no turn).
     page.wait_for_function(
         """() => document.getElementById("table").dataset.myTurn === "true"
@@ -827,13 +838,51 @@ def test_a_whole_game_in_each_language(
         _assert_no_english(page, language)
         shot(page, f"language-{language}-{size}-guide")
         page.click("#guide-close")
-    play_to_end([page])
+    # Play on, reading what is within reach (once) and each round's summary.
+    reach_read = summary_read = False
+    said: dict[int, list[str]] = {}
+    for _ in range(MAX_STEPS):
+        if state(page)["status"] == "over":
+            break
+        if not reach_read and page.locator(".reach li").count():
+            for line in page.locator(".reach li").all_inner_texts():
+                assert re.fullmatch(says["reach"], line), line
+            reach_read = True
+        if page.evaluate("document.getElementById('round-summary').open"):
+            title = page.inner_text("#round-summary-title")
+            assert re.fullmatch(says["summary"], title), title
+            page.wait_for_selector("#round-summary .running-scores li")
+            running = page.locator("#round-summary .running-scores li").all_inner_texts()
+            assert len(running) == len(opponents) + 1
+            said[int(re.findall(r"\d+", title)[0])] = [line.split(" ")[-1] for line in running]
+            if not summary_read:
+                found["summary"] = _axe_violations(page, axe_source)
+                _assert_no_english(page, language)
+                shot(page, f"language-{language}-{size}-summary")
+            summary_read = True
+        if not act(page):
+            page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"the game did not end in {MAX_STEPS} steps")
     shot(page, f"language-{language}-{size}-over")
-    # What is within reach at the end, said with the cards held of those needed.
-    for line in page.locator(".reach li").all_inner_texts():
-        assert re.search(r" \d+/\d+ ?・? ?", line), line
+    # The first round's summary was read, unless that round ended at its deal, before the page
+    # watched the game.
+    first = _round_results(referee, page)[1]
+    assert summary_read or first["end"] == "ROUND_END_DEAL_CHECK", first
+    # Each summary's totals after its round are the referee's: its results' sums so far.
+    results = _round_results(referee, page)
+    totals = [0] * (len(opponents) + 1)
+    for number in sorted(results):
+        for seat, gain in enumerate(_gains(results[number], len(totals))):
+            totals[seat] += gain
+        if number in said:
+            assert said[number] == [_amount(total, kind, language) for total in totals], number
     assert page.inner_text("#status").startswith(says["over"]), page.inner_text("#status")
     assert page.locator("#final thead th").first.inner_text() == says["sheet"]
+    # The score sheet, in the language, adds up to the final scores or balances.
+    page.wait_for_selector("#final-sheet .sheet")
+    assert page.locator("#final-sheet .sheet thead th").first.inner_text() == says["round"]
+    assert _sheet_totals(page, "#final-sheet") == [row[1] for row in final_rows(page)]
     # The story tells the end too, unless the game ended at its deal, before the page watched it.
     story = page.locator("#events li").all_inner_texts()
     assert len(story) == 1 or says["over"] in story[-1], story
@@ -934,7 +983,10 @@ def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
         items = page.locator(f'.seat[data-seat="{seat.get("seat", 0)}"] .reach li')
         for item in items.all():
             yaku = item.get_attribute("data-yaku") or ""
-            cards, need = KOIKOI_YAKU_CARDS[yaku]
+            month = view["roundMonth"]
+            # tsukifuda: the round month's four cards.
+            cards, need = KOIKOI_YAKU_CARDS.get(yaku, (set(range(4 * month - 3, 4 * month + 1)), 4))
+            assert yaku in KOIKOI_YAKU_CARDS or yaku == "tsukifuda", yaku
             have = min(len(held & cards), need)
             # What the page says: the yaku in words, the cards held of those needed, the points.
             assert item.get_attribute("data-have") == str(have) and have >= 1, (yaku, held)
@@ -965,8 +1017,11 @@ def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
         entry = page.locator(f'#guide-body li[data-yaku="{yaku["id"]}"]')
         points = yaku.get("points", 0)
         assert entry.locator(".worth").inner_text().startswith(f"{points} point"), yaku
-        if yaku["id"] in KOIKOI_YAKU_CARDS:
-            cards, _ = KOIKOI_YAKU_CARDS[yaku["id"]]
+        if yaku["id"] in KOIKOI_YAKU_CARDS or yaku["id"] == "tsukifuda":
+            month = view["roundMonth"]
+            cards, _ = KOIKOI_YAKU_CARDS.get(
+                yaku["id"], (set(range(4 * month - 3, 4 * month + 1)), 4)
+            )
             drawn = {int(c) for c in entry.locator(".card").evaluate_all(CARD_NUMBERS)}
             assert drawn == cards, yaku["id"]
     page.click("#guide-close")
@@ -990,6 +1045,29 @@ def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, A
     return {result["round"]: result for result in ended}
 
 
+def _gains(result: dict[str, Any], seats: int) -> list[int]:
+    """Each seat's gain in a round, from its result as the API gives it in JSON: Koi-Koi (tally)
+    the winner's points, Hachi-Hachi the payments in half points."""
+    gains = [0] * seats
+    for payment in result.get("payments", []):
+        amount = int(payment["amountHalves"])
+        if "fromSeat" in payment:
+            gains[payment["fromSeat"]] -= amount
+        if "toSeat" in payment:
+            gains[payment["toSeat"]] += amount
+    if "winner" in result and "score" in result:
+        gains[result["winner"]] += result["score"].get("points", 0)
+    return gains
+
+
+def _amount(value: int, kind: str, language: str) -> str:
+    """A total as the page writes it: Hachi-Hachi's halves as points, French with a comma and a
+    minus sign."""
+    points = value / 2 if kind == "hachihachi" else value
+    text = str(int(points)) if points == int(points) else f"{points:.1f}"
+    return text.replace(".", ",").replace("-", "−") if language == "fr" else text
+
+
 def _sheet_totals(page: Page, holder: str) -> list[str]:
     return page.locator(f"{holder} .sheet tfoot td").all_inner_texts()
 
@@ -1009,6 +1087,7 @@ def test_round_summaries_stay_the_sheet_adds_up_and_the_game_is_played_again(
         if page.evaluate("document.getElementById('round-summary').open"):
             number = int(re.findall(r"\d+", page.inner_text("#round-summary-title"))[0])
             version = state(page)["version"]
+            page.wait_for_selector("#round-summary .running-scores li")
             scored = page.locator("#round-summary .round-score")
             summaries[number] = {
                 "line": page.inner_text("#round-summary .summary-line"),

@@ -177,7 +177,9 @@ export function summaryContent(view: GameView, seats: Seats, result: RoundResult
         const to = party(seats, payment.toSeat);
         const cause = CAUSES[payment.cause];
         const reason = payment.combination
-          ? `${cause ? `${t.rounds.causes[cause]}: ` : ""}${yakuName(payment.combination)}`
+          ? cause
+            ? t.rounds.causeOf(t.rounds.causes[cause], yakuName(payment.combination))
+            : yakuName(payment.combination)
           : cause
             ? t.rounds.causes[cause]
             : undefined;
@@ -210,13 +212,20 @@ export function summaryContent(view: GameView, seats: Seats, result: RoundResult
       box.append(el("p", {}, t.rounds.countsTitle), counts);
     }
   }
-  const hachi = view.kind === GameKind.HACHI_HACHI;
-  const running = el("ul", { class: "breakdown running-scores" });
-  for (const seat of view.seats) {
-    running.append(
-      el("li", { "data-seat": seat.seat }, `${seat.name}: ${hachi ? halves(seat.balanceHalves) : t.words.number(seat.score)}`),
-    );
-  }
-  box.append(el("p", {}, hachi ? t.rounds.runningBalances : t.rounds.runningScores), running);
   return box;
+}
+
+/**
+ * Every seat's total after round `round`, from the sheet's rows (the view of the round's last
+ * version may already hold the next round's first payments: Hachi-Hachi's teyaku are paid at
+ * the deal, in the same version as the round's end).
+ */
+export function runningTotals(view: GameView, rows: readonly SheetRow[], round: number): HTMLElement {
+  const hachi = view.kind === GameKind.HACHI_HACHI;
+  const totals = rows.find((row) => row.round === round)?.totals ?? [];
+  const running = el("ul", { class: "breakdown running-scores" });
+  view.seats.forEach((seat, index) => {
+    running.append(el("li", { "data-seat": seat.seat }, `${seat.name}: ${amount(view, totals[index] ?? 0)}`));
+  });
+  return el("div", {}, el("p", {}, hachi ? t.rounds.runningBalances : t.rounds.runningScores), running);
 }

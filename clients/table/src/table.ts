@@ -26,7 +26,14 @@ import {
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
 import { plansOf, reachList, showGuide } from "./guide.js";
-import { loadRounds, sheetRows, sheetTable, startingTotals, summaryContent } from "./rounds.js";
+import {
+  loadRounds,
+  runningTotals,
+  sheetRows,
+  sheetTable,
+  startingTotals,
+  summaryContent,
+} from "./rounds.js";
 import { playAgain } from "./lobby.js";
 import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
@@ -718,7 +725,13 @@ export class Table {
     const next = this.summaries[0];
     if (!next?.view) return false;
     byId("round-summary-title").textContent = t.rounds.summaryTitle(next.result.round);
-    byId("round-summary-body").replaceChildren(summaryContent(next.view, this.seats(next.view), next.result));
+    const view = next.view;
+    const running = el("div", { class: "running" }, el("p", {}, t.rounds.loading));
+    byId("round-summary-body").replaceChildren(summaryContent(view, this.seats(view), next.result), running);
+    // The totals after the round, from the log (as the sheet): read while the summary is shown.
+    void loadRounds(this.referee, this.place)
+      .then((results) => running.replaceChildren(runningTotals(view, sheetRows(view, results, startingTotals(view)), next.result.round)))
+      .catch((error: unknown) => running.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error)))));
     dialog.showModal();
     byId("round-summary-close").focus();
     return true;

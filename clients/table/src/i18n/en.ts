@@ -370,6 +370,7 @@ export const en: Strings = {
       dropFee: "drop fee",
       dropFeesTaken: "drop fees taken",
     },
+    causeOf: (cause, combination) => `${cause}: ${combination}`,
     countsTitle: "Card count (light 20, animal 10, ribbon 5, plain 1; 88 to break even):",
     count: (name, count, difference) => `${name}: ${count} (${difference})`,
     runningScores: "Scores after this round:",

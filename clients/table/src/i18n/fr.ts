@@ -383,6 +383,7 @@ export const fr: Strings = {
       dropFee: "droit de retrait",
       dropFeesTaken: "droits de retrait ramassés",
     },
+    causeOf: (cause, combination) => `${cause} : ${combination}`,
     countsTitle: "Compte des cartes (lumière 20, animal 10, ruban 5, simple 1 ; 88 pour être quitte) :",
     count: (name, count, difference) => `${name} : ${count} (${difference})`,
     runningScores: "Scores après cette manche :",

@@ -341,6 +341,7 @@ export const ja: Strings = {
       dropFee: "降り賃",
       dropFeesTaken: "降り賃の受け取り",
     },
+    causeOf: (cause, combination) => `${cause}「${combination}」`,
     countsTitle: "札の計算（光20・タネ10・短冊5・カス1、88点で差し引きなし）：",
     count: (name, count, difference) => `${name}：${count}（${difference}）`,
     runningScores: "この回のあとの得点：",

@@ -248,6 +248,8 @@ export interface Strings {
     fieldMultiplier(factor: number): string;
     paymentsTitle: string;
     causes: Readonly<Record<CauseKey, string>>;
+    /** A payment's cause with the combination it is for: "hand combination: sanbon". */
+    causeOf(cause: string, combination: string): string;
     countsTitle: string;
     count(name: string, count: number, difference: string): string;
     runningScores: string;
