@@ -723,6 +723,7 @@ SAYS: dict[str, dict[str, str]] = {
         "reach": r".+ \d/\d+ · \d+ points?",
         "summary": r"Round \d+ is over",
         "round": "Round",
+        "rules": "Fuda-wiki (default): 12 rounds",
     },
     "fr": {
         "lobby": "Nouvelle partie",
@@ -735,6 +736,7 @@ SAYS: dict[str, dict[str, str]] = {
         "reach": r".+ \d/\d+ · \d+ points?",
         "summary": r"Fin de la manche \d+",
         "round": "Manche",
+        "rules": "Fuda-wiki (par défaut) : 12 manches",
     },
     "ja": {
         "lobby": "新しい対局",
@@ -747,6 +749,7 @@ SAYS: dict[str, dict[str, str]] = {
         "reach": r".+ \d/\d+・\d+点",
         "summary": r"第\d+回戦の結果",
         "round": "回戦",
+        "rules": "fuda-wiki（標準）：12回戦",
     },
 }
 
@@ -763,6 +766,9 @@ ENGLISH = (
     "Seat ",
     "in hand",
     "Start the game",
+    # The rule sets as the referee describes them (in English): the lobby names them itself.
+    "The rules",
+    "(default)",
 )
 
 
@@ -806,6 +812,8 @@ def test_a_whole_game_in_each_language(
     assert page.get_attribute("html", "lang") == language
     assert page.input_value("#language") == language
     assert page.inner_text("#lobby-title") == says["lobby"]
+    # The default rule set, in the player's words and language.
+    assert page.inner_text("#preset option:checked").startswith(says["rules"])
     found = {"lobby": _axe_violations(page, axe_source)}
     _assert_no_english(page, language)
     opponents = ["greedy", "random"] if kind == "hachihachi" else ["greedy"]

@@ -15,7 +15,7 @@ import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
 import { keepInvitations } from "./invites.js";
 import { t } from "./i18n/language.js";
-import type { LevelKey, OpponentKey } from "./i18n/strings.js";
+import type { LevelKey, OpponentKey, PresetKey } from "./i18n/strings.js";
 
 /** Seats of the game chosen: Koi-Koi 2; Hachi-Hachi 3 to 6 (from 4, a drop phase opens rounds). */
 function seatsOf(form: HTMLFormElement): number {
@@ -61,7 +61,9 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
         el(
           "option",
           { value: preset.name, selected: preset.isDefault },
-          preset.description ? `${preset.name}: ${preset.description}` : preset.name,
+          // The preset in the player's words; one this table does not know, as the referee says it.
+          t.lobby.presets[`${gameOf(form)}:${preset.name}` as PresetKey] ??
+            (preset.description ? `${preset.name}: ${preset.description}` : preset.name),
         ),
       ),
     );

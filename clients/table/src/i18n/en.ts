@@ -445,6 +445,22 @@ export const en: Strings = {
     },
     seat: (number) => `Seat ${number}`,
     defaultRules: "the referee's default",
+    presets: {
+      "koikoi:fudawiki":
+        "Fuda-wiki (default): 12 rounds, points added up; 7 or more doubled, and doubled after the opponent's koi-koi; the round month's four cards score",
+      "koikoi:wikipedia-fr":
+        "French Wikipedia: 12 rounds; your own koi-koi doubles too, and a stop against an opponent at 7 or more doubles; the round ends with the dealer's last card",
+      "koikoi:hanafuda-legends":
+        "Hanafuda Legends (the game): 12 rounds; every yaku formed counts; 7 or more doubled",
+      "koikoi:coins":
+        "For coins: 30 points each, the winner takes from the loser, out at 0; every koi-koi call multiplies",
+      "koikoi:koikoi-japan":
+        "Koi-Koi Japan (the PC game): 8 rounds, 30 points each; your koi-koi calls add points; all ribbon yaku add up",
+      "koikoi:nintendo":
+        "Nintendo's Koi-Koi: 12 rounds, points added up; 7 or more doubled, and doubled after the opponent's koi-koi",
+      "hachihachi:fudawiki":
+        "Fuda-wiki: 12 rounds; hand combinations at the deal, capture combinations with sage or shōbu, the card count against 88",
+    },
     refused: (message) => `The referee refused: ${message}`,
     failed: (message) => `Could not create the game: ${message}`,
     defaultName: "Player 1",

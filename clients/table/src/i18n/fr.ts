@@ -458,6 +458,22 @@ export const fr: Strings = {
     },
     seat: (number) => `Place ${number}`,
     defaultRules: "les règles par défaut de l'arbitre",
+    presets: {
+      "koikoi:fudawiki":
+        "Fuda-wiki (par défaut) : 12 manches, points cumulés ; doublés à 7 ou plus, et après un koi-koi de l'adversaire ; les quatre cartes du mois marquent",
+      "koikoi:wikipedia-fr":
+        "Wikipédia en français : 12 manches ; votre propre koi-koi double aussi, un arrêt contre un adversaire à 7 ou plus double ; la manche s'arrête à la dernière carte du donneur",
+      "koikoi:hanafuda-legends":
+        "Hanafuda Legends (le jeu) : 12 manches ; tous les yaku formés comptent ; doublés à 7 ou plus",
+      "koikoi:coins":
+        "Pour des jetons : 30 points chacun, le gagnant prend au perdant, éliminé à 0 ; chaque koi-koi multiplie",
+      "koikoi:koikoi-japan":
+        "Koi-Koi Japan (le jeu PC) : 8 manches, 30 points chacun ; vos koi-koi ajoutent des points ; les yaku de rubans s'additionnent",
+      "koikoi:nintendo":
+        "Koi-Koi de Nintendo : 12 manches, points cumulés ; doublés à 7 ou plus, et après un koi-koi de l'adversaire",
+      "hachihachi:fudawiki":
+        "Fuda-wiki : 12 manches ; combinaisons de main à la donne, combinaisons de prises avec sage ou shōbu, compte des cartes face à 88",
+    },
     refused: (message) => `L'arbitre a refusé : ${message}`,
     failed: (message) => `Impossible de créer la partie : ${message}`,
     defaultName: "Joueur 1",

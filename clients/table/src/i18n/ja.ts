@@ -415,6 +415,18 @@ export const ja: Strings = {
     },
     seat: (number) => `${number}番席`,
     defaultRules: "審判の標準ルール",
+    presets: {
+      "koikoi:fudawiki":
+        "fuda-wiki（標準）：12回戦、得点は累計。7点以上で2倍、相手のこいこい後も2倍。月札あり",
+      "koikoi:wikipedia-fr":
+        "フランス語版ウィキペディア：12回戦。自分のこいこいでも2倍、7点以上の相手に対するあがりで2倍。親の最後の札で回が終わる",
+      "koikoi:hanafuda-legends": "Hanafuda Legends（ゲーム）：12回戦。できた役はすべて数える。7点以上で2倍",
+      "koikoi:coins": "コイン勝負：各30点、勝者が敗者から取り、0点で終わり。こいこいの回数で倍になる",
+      "koikoi:koikoi-japan":
+        "Koi-Koi Japan（PCゲーム）：8回戦、各30点。こいこいで加点。短冊の役はすべて足す",
+      "koikoi:nintendo": "任天堂のこいこい：12回戦、得点は累計。7点以上で2倍、相手のこいこい後も2倍",
+      "hachihachi:fudawiki": "fuda-wiki：12回戦。配った時の手役、サゲか勝負の出来役、88点を基準にした札の計算",
+    },
     refused: (message) => `審判が受け付けませんでした：${message}`,
     failed: (message) => `対局を作れませんでした：${message}`,
     defaultName: "プレイヤー1",

@@ -59,6 +59,10 @@ export type GameEndKey = "roundsPlayed" | "outOfPoints" | "targetReached" | "res
 export type WaitKey = "handPlay" | "targetChoice" | "koikoi" | "sage" | "join";
 export type MoveKey =
   | "play" | "take" | "koikoi" | "stop" | "sage" | "shobu" | "join" | "drop" | "resign" | "other";
+/** The presets `ListPresets` gives, by game and name: `koikoi:fudawiki`. */
+export type PresetKey =
+  | "koikoi:fudawiki" | "koikoi:wikipedia-fr" | "koikoi:hanafuda-legends" | "koikoi:coins"
+  | "koikoi:koikoi-japan" | "koikoi:nintendo" | "hachihachi:fudawiki";
 export type OpponentKey = "greedy" | "random" | "expert" | "friend";
 export type LevelKey = "random" | "greedy" | "expert";
 
@@ -314,6 +318,8 @@ export interface Strings {
     opponents: Readonly<Record<OpponentKey, string>>;
     seat(number: number): string;
     defaultRules: string;
+    /** Each preset in a player's words: where it comes from and what sets it apart. */
+    presets: Readonly<Record<PresetKey, string>>;
     refused(message: string): string;
     failed(message: string): string;
     defaultName: string;
