@@ -480,7 +480,17 @@ def test_axe_finds_no_serious_violation(referee: RefereeProcess, browser: Browse
             page.wait_for_timeout(50)
     found["later"] = _axe_violations(page, axe_source)
     shot(page, "axe-scanned")
-    assert found == {"lobby": [], "table": [], "later": []}, json.dumps(found, indent=1)
+    # A friends' game: the invitation panel in front of the host, then the score sheet's dialog.
+    page.goto(referee.http_url + "/")
+    start_game(page, "koikoi", ["friend"])
+    page.wait_for_selector("#invites:not([hidden])")
+    found["invitations"] = _axe_violations(page, axe_source)
+    page.click("#sheet-open")
+    page.wait_for_selector("#sheet[open] #sheet-body p")
+    found["sheet"] = _axe_violations(page, axe_source)
+    assert found == {"lobby": [], "table": [], "later": [], "invitations": [], "sheet": []}, (
+        json.dumps(found, indent=1)
+    )
 
 
 # --- The decisions, on prepared deals ---------------------------------------------------------
