@@ -734,6 +734,7 @@ SAYS: dict[str, dict[str, str]] = {
         "summary": r"Round \d+ is over",
         "round": "Round",
         "rules": "Fuda-wiki (default): 12 rounds",
+        "card points": "card points {}",
     },
     "fr": {
         "lobby": "Nouvelle partie",
@@ -747,6 +748,7 @@ SAYS: dict[str, dict[str, str]] = {
         "summary": r"Fin de la manche \d+",
         "round": "Manche",
         "rules": "Fuda-wiki (par défaut) : 12 manches",
+        "card points": "points des cartes {}",
     },
     "ja": {
         "lobby": "新しい対局",
@@ -760,6 +762,7 @@ SAYS: dict[str, dict[str, str]] = {
         "summary": r"第\d+回戦の結果",
         "round": "回戦",
         "rules": "fuda-wiki（標準）：12回戦",
+        "card points": "札の点 {}",
     },
 }
 
@@ -843,6 +846,11 @@ def test_a_whole_game_in_each_language(
         playable = page.locator("#hand button.card.playable").first
         playable.hover() if size == "desktop" else playable.focus()
         assert re.search(says["preview"], page.inner_text("#preview")), page.inner_text("#preview")
+        if kind == "hachihachi":
+            # The field multiplier and each seat's card points, as the referee's view has them.
+            view = _view(referee, page)
+            assert f"×{view['fieldMultiplier']}" in page.inner_text("#field-info")
+            _assert_card_points(page, view, says["card points"])
         found["table"] = _axe_violations(page, axe_source)
         _assert_no_english(page, language)
         shot(page, f"language-{language}-{size}-turn")
@@ -897,6 +905,8 @@ def test_a_whole_game_in_each_language(
             assert said[number] == [_amount(total, kind, language) for total in totals], number
     assert page.inner_text("#status").startswith(says["over"]), page.inner_text("#status")
     assert page.locator("#final thead th").first.inner_text() == says["sheet"]
+    if kind == "hachihachi":
+        _assert_card_points(page, _view(referee, page), says["card points"])
     # The score sheet, in the language, adds up to the final scores or balances.
     page.wait_for_selector("#final-sheet .sheet")
     assert page.locator("#final-sheet .sheet thead th").first.inner_text() == says["round"]
@@ -956,6 +966,26 @@ KOIKOI_YAKU_CARDS: dict[str, tuple[set[int], int]] = {
     "hanami-zake": ({9, 33}, 2),
     "tsukimi-zake": ({29, 33}, 2),
 }
+
+
+def _card_points(card: int) -> int:
+    """Hachi-Hachi's value of a card (CARDS.md): light 20, animal 10, ribbon 5, plain 1."""
+    if card in _LIGHTS:
+        return 20
+    if card in _ANIMALS:
+        return 10
+    return 5 if card in _RIBBONS else 1
+
+
+def _assert_card_points(page: Page, view: dict[str, Any], says: str) -> None:
+    """Each seat's panel says its card points, as the view's captures make them."""
+    for seat in view["seats"]:
+        if seat.get("participation") == "PARTICIPATION_DROPPED":
+            continue
+        captured = _card_numbers(seat.get("captured", []))
+        points = sum(_card_points(card) for card in captured)
+        panel = page.inner_text(f'.seat[data-seat="{seat.get("seat", 0)}"] .facts')
+        assert f"{says.format(points)} (" in panel, panel
 
 
 def _view(referee: RefereeProcess, page: Page) -> dict[str, Any]:

@@ -68,6 +68,12 @@ const WAIT_KEYS: Record<number, WaitKey> = {
 const KEPT_LINES = 200;
 const LEVEL_NAMES: ReadonlyArray<LevelKey | undefined> = [undefined, "random", "greedy", "expert"];
 
+/** Hachi-Hachi's card count of captures: light 20, animal 10, ribbon 5, plain 1 (RULES.md 2.5). */
+function cardPoints(cards: readonly Card[]): number {
+  const values = { bright: 20, animal: 10, ribbon: 5, plain: 1 } as const;
+  return cards.reduce((sum, card) => sum + values[cardInfo(card).kind], 0);
+}
+
 function timeOf(stamp: { seconds: bigint; nanos: number } | undefined): number | undefined {
   return stamp ? Number(stamp.seconds) * 1000 + stamp.nanos / 1e6 : undefined;
 }
@@ -515,6 +521,11 @@ export class Table {
         ` · ${t.table.inHand(seat.handSize)}`,
       );
       if (!hachi && seat.koikoiCalls > 0) facts.append(` · ${t.table.koikoiCalls(seat.koikoiCalls)}`);
+      if (hachi && seat.participation !== Participation.DROPPED) {
+        const points = cardPoints(seat.captured);
+        const difference = points - 88;
+        facts.append(` · ${t.table.cardPoints(points, `${difference > 0 ? "+" : ""}${t.words.number(difference)}`)}`);
+      }
       if (hachi && seat.sage) facts.append(` · ${t.table.calledSage}`);
       if (hachi && seat.participation === Participation.DROPPED) facts.append(` · ${t.table.droppedOut}`);
       panel.append(facts);
@@ -567,6 +578,18 @@ export class Table {
 
   private drawField(view: GameView): void {
     byId("stock").textContent = t.table.stock(view.stockSize);
+    // Hachi-Hachi: the multiplier every payment of the round carries, and the drop fees waiting.
+    const hachi = view.kind === GameKind.HACHI_HACHI && view.fieldMultiplier > 0;
+    const info = byId("field-info");
+    info.hidden = !hachi;
+    info.textContent = hachi
+      ? [
+          t.table.fieldMultiplier(view.fieldMultiplier, view.floorMultiplier),
+          view.tableHalves > 0n ? t.table.dropFees(halves(view.tableHalves)) : "",
+        ]
+          .filter(Boolean)
+          .join(" · ")
+      : "";
     const targets = new Set<number>();
     for (const move of this.myMoves()) {
       if (move.target) targets.add(move.target);

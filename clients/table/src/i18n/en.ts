@@ -298,6 +298,10 @@ export const en: Strings = {
     noCaptures: "No captures yet.",
     groupHeading: (group, count) => `${group} (${count})`,
     stock: (count) => `Stock: ${plural(count, "card", "cards")}`,
+    fieldMultiplier: (factor, floor) =>
+      `Field multiplier ×${factor}${floor > 1 ? ` (at least ×${floor}, carried from the round before)` : ""}: every payment is multiplied by it`,
+    dropFees: (amount) => `Drop fees on the table: ${amount}`,
+    cardPoints: (points, difference) => `card points ${points} (${difference} against 88)`,
     drawn: "Drawn: ",
     handEmpty: "Your hand is empty.",
     chooseTitle: "Choose a card to take",

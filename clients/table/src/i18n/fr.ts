@@ -311,6 +311,10 @@ export const fr: Strings = {
     noCaptures: "Aucune carte prise.",
     groupHeading: (group, count) => `${group} (${count})`,
     stock: (count) => `Pioche : ${plural(count, "carte", "cartes")}`,
+    fieldMultiplier: (factor, floor) =>
+      `Multiplicateur du tapis ×${factor}${floor > 1 ? ` (au moins ×${floor}, reporté de la manche précédente)` : ""} : chaque paiement est multiplié par lui`,
+    dropFees: (amount) => `Droits de retrait sur la table : ${amount}`,
+    cardPoints: (points, difference) => `points des cartes ${points} (${difference} face à 88)`,
     drawn: "Tirée : ",
     handEmpty: "Votre main est vide.",
     chooseTitle: "Choisissez la carte à prendre",

@@ -269,6 +269,10 @@ export const ja: Strings = {
     noCaptures: "まだ取り札はありません。",
     groupHeading: (group, count) => `${group}（${count}）`,
     stock: (count) => `山札：${count}枚`,
+    fieldMultiplier: (factor, floor) =>
+      `場の倍率 ×${factor}${floor > 1 ? `（前の回から最低×${floor}）` : ""}：すべての支払いにかかります`,
+    dropFees: (amount) => `場に置かれた降り賃：${amount}`,
+    cardPoints: (points, difference) => `札の点 ${points}（88点に対して${difference}）`,
     drawn: "引いた札：",
     handEmpty: "手札はありません。",
     chooseTitle: "取る札を選んでください",

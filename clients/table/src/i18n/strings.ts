@@ -190,6 +190,11 @@ export interface Strings {
     noCaptures: string;
     groupHeading(group: string, count: number): string;
     stock(count: number): string;
+    /** Hachi-Hachi: the round's field multiplier, and the least one carried from the round before. */
+    fieldMultiplier(factor: number, floor: number): string;
+    dropFees(amount: string): string;
+    /** Hachi-Hachi: a seat's captured card points (light 20, animal 10, ribbon 5, plain 1) against 88. */
+    cardPoints(points: number, difference: string): string;
     drawn: string;
     handEmpty: string;
     chooseTitle: string;
