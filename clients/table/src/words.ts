@@ -36,12 +36,6 @@ export function person(seats: Seats, seat: number | undefined): Who {
   return { name: seats.names[seat] ?? t.words.seat(seat + 1), you: seat === seats.me };
 }
 
-/** A seat as a word: "you", "Ann". */
-export function who(seats: Seats, seat: number | undefined): string {
-  const one = person(seats, seat);
-  return one.you ? t.words.you : one.name;
-}
-
 /** A party to a payment: a seat, or the table (drop fees) when none is named. */
 export function party(seats: Seats, seat: number | undefined): Who {
   return seat === undefined ? { name: t.words.theTable, you: false } : person(seats, seat);
