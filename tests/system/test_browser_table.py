@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from google.protobuf import json_format
-from hanafuda.v1 import game_pb2, moves_pb2, service_pb2
+from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, service_pb2
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from tests.clients.npm_packages import TABLE, install
@@ -94,14 +94,16 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def start_game(page: Page, kind: str, opponents: list[str], *, clock: int = 0) -> None:
-    """Fills the lobby and starts the game (one round; Hachi-Hachi with one seat more than
-    ``opponents``)."""
+def start_game(
+    page: Page, kind: str, opponents: list[str], *, clock: int = 0, rounds: int = 1
+) -> None:
+    """Fills the lobby and starts the game (one round unless told; Hachi-Hachi with one seat
+    more than ``opponents``)."""
     page.wait_for_selector("#lobby:not([hidden])")
     page.check(f'input[name="kind"][value="{kind}"]')
     if kind == "hachihachi":
         page.select_option("#seat-count", str(len(opponents) + 1))
-    page.fill("#rounds", "1")
+    page.fill("#rounds", str(rounds))
     page.fill("#clock-seconds", str(clock))
     for seat, opponent in enumerate(opponents, start=1):
         page.select_option(f"#opponent-{seat}", opponent)
@@ -133,13 +135,16 @@ def act(page: Page, *, keyboard: bool = False) -> bool:
     now = state(page)
     if now["busy"] or now["status"] != "playing":
         return False
+    if page.evaluate("document.getElementById('round-summary').open"):
+        # A round's summary stays until it is dismissed: read, then go on.
+        page.click("#round-summary-close")
+        return True
     if now["dialog"]:
         buttons = page.locator("#decision button[data-move]:not([data-move='cancel'])")
-        # End rounds early where the game asks (stop, shōbu); otherwise the first choice.
-        labels = buttons.all_inner_texts()
-        preferred = next(
-            (i for i, text in enumerate(labels) if text.startswith(("Stop", "Shōbu"))), 0
-        )
+        # End rounds early where the game asks (stop, shōbu); otherwise the first choice. The
+        # buttons name their move in data-kind, whatever the page's language.
+        kinds = buttons.evaluate_all("(buttons) => buttons.map((b) => b.dataset.kind)")
+        preferred = next((i for i, kind in enumerate(kinds) if kind in ("stop", "shobu")), 0)
         if keyboard:
             # The dialog has the focus: its first button, and the others a Tab away.
             assert page.evaluate("document.activeElement.dataset.move") == "0"
@@ -224,7 +229,10 @@ def test_a_koikoi_game_against_a_greedy_bot_played_by_clicks(
     # Every card of the hand is a named button; the greedy bot is named at its seat.
     names = page.locator("#hand button.card").evaluate_all(HAND_NAMES)
     assert len(names) == 8
-    named = re.compile(r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+\)")
+    # In English, with the card's Japanese name in romaji and kanji.
+    named = re.compile(
+        r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+; [A-Z][A-Za-zōū ()]+, [^\x00-\x7f]+\)"
+    )
     assert all(named.fullmatch(name) for name in names), names
     # ...and that text is each button's accessible name, as the browser computes it.
     assert page.locator("#hand").get_by_role("button", name=names[0], exact=True).count() >= 1
@@ -404,6 +412,9 @@ def test_a_link_to_no_game_says_so(referee: RefereeProcess, browser: Browser) ->
     )
     # The way back to the lobby is offered where the message is (a reload could not help).
     assert "Reload" not in watched.page.inner_text("#status")
+    # No empty table under it: only what went wrong and the way back.
+    assert watched.page.is_hidden("#field") and watched.page.is_hidden("#seats")
+    assert watched.page.inner_text("#game-title") == "No game at this link"
     watched.page.click("#status a")
     watched.page.wait_for_selector("#lobby:not([hidden])")
 
@@ -469,7 +480,17 @@ def test_axe_finds_no_serious_violation(referee: RefereeProcess, browser: Browse
             page.wait_for_timeout(50)
     found["later"] = _axe_violations(page, axe_source)
     shot(page, "axe-scanned")
-    assert found == {"lobby": [], "table": [], "later": []}, json.dumps(found, indent=1)
+    # A friends' game: the invitation panel in front of the host, then the score sheet's dialog.
+    page.goto(referee.http_url + "/")
+    start_game(page, "koikoi", ["friend"])
+    page.wait_for_selector("#invites:not([hidden])")
+    found["invitations"] = _axe_violations(page, axe_source)
+    page.click("#sheet-open")
+    page.wait_for_selector("#sheet[open] #sheet-body p")
+    found["sheet"] = _axe_violations(page, axe_source)
+    assert found == {"lobby": [], "table": [], "later": [], "invitations": [], "sheet": []}, (
+        json.dumps(found, indent=1)
+    )
 
 
 # --- The decisions, on prepared deals ---------------------------------------------------------
@@ -688,3 +709,565 @@ def test_a_koikoi_game_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
     assert_turn_on_screen(page, 844)
     shot(page, "koikoi-phone-turn")
     watched.assert_clean()
+
+
+# --- Languages (TABLE.md, "Languages") ---------------------------------------------------------
+# One whole game per language, the browser's language choosing the table's; desktop and phone
+# sizes split across them. Each reads what the page says in that language: the lobby, the turn,
+# a card's name with its Japanese name, what a hand card will take, the end of the game; no
+# English phrase of the table shows through; axe-core finds no serious violation on the way.
+
+#: What each language says at known places: the lobby's title, the start of the status at the
+#: player's turn and at the end, the story's line for the player's own play, what a hand card
+#: does (takes / joins the field), and a card's name (kind and month in the language, then the
+#: Japanese name).
+SAYS: dict[str, dict[str, str]] = {
+    "en": {
+        "lobby": "New game",
+        "turn": "Your turn:",
+        "over": "Game over by ",
+        "played": "You played ",
+        "preview": r"(takes .+\.|takes nothing: it joins the field\.)$",
+        "card": r"[a-z ]+ \((bright|animal|ribbon|plain), [A-Z][a-z]+; [A-Z][^,]+, [^\x00-\x7f]+\)",
+        "sheet": "Player",
+        "reach": r".+ \d/\d+ · \d+ points?",
+        "summary": r"Round \d+ is over",
+        "round": "Round",
+        "rules": "Fuda-wiki (default): 12 rounds",
+        "card points": "card points {}",
+    },
+    "fr": {
+        "lobby": "Nouvelle partie",
+        "turn": "À vous :",
+        "over": "Partie finie par ",
+        "played": "Vous avez joué ",
+        "preview": r"(prend .+\.|ne prend rien : elle va sur le tapis\.)$",
+        "card": r".+ \((lumière|animal|ruban|simple), [a-zéû]+ ; [A-Z][^,]+, [^\x00-\x7f]+\)",
+        "sheet": "Joueur",
+        "reach": r".+ \d/\d+ · \d+ points?",
+        "summary": r"Fin de la manche \d+",
+        "round": "Manche",
+        "rules": "Fuda-wiki (par défaut) : 12 manches",
+        "card points": "points des cartes {}",
+    },
+    "ja": {
+        "lobby": "新しい対局",
+        "turn": "あなたの番：",
+        "over": "対局終了",
+        "played": "あなたが",
+        "preview": r"(を取ります。|場に置かれます。)$",
+        "card": r"[^\x00-\x7f]+（[A-Z][A-Za-zōū ()]+、(光|タネ|短冊|カス)・\d+月）",
+        "sheet": "プレイヤー",
+        "reach": r".+ \d/\d+・\d+点",
+        "summary": r"第\d+回戦の結果",
+        "round": "回戦",
+        "rules": "fuda-wiki（標準）：12回戦",
+        "card points": "札の点 {}",
+    },
+}
+
+#: English phrases of the table that must not show through another language's page.
+ENGLISH = (
+    "Your hand",
+    "What happened",
+    "Stock:",
+    "Waiting for",
+    "Your turn",
+    "No captures",
+    "Game over",
+    "Round ",
+    "Seat ",
+    "in hand",
+    "Start the game",
+    # The rule sets as the referee describes them (in English): the lobby names them itself.
+    "The rules",
+    "(default)",
+)
+
+
+def _assert_no_english(page: Page, language: str) -> None:
+    if language == "en":
+        return
+    text = page.inner_text("body")
+    leaks = [phrase for phrase in ENGLISH if phrase in text]
+    assert not leaks, (language, leaks)
+
+
+@pytest.mark.parametrize(
+    ("language", "locale", "size", "kind"),
+    [
+        ("en", "en-GB", "desktop", "koikoi"),
+        ("fr", "fr-FR", "phone", "hachihachi"),
+        ("ja", "ja-JP", "phone", "koikoi"),
+    ],
+)
+def test_a_whole_game_in_each_language(
+    referee: RefereeProcess, browser: Browser, language: str, locale: str, size: str, kind: str
+) -> None:
+    install(TABLE)
+    axe_source = (TABLE / "node_modules" / "axe-core" / "axe.min.js").read_text()
+    viewport = (
+        {"width": 1280, "height": 800} if size == "desktop" else {"width": 390, "height": 844}
+    )
+    # axe-core is injected as an inline script: these pages run without the CSP.
+    watched = open_page(
+        browser,
+        referee.http_url + "/",
+        locale=locale,
+        viewport=viewport,
+        is_mobile=size == "phone",
+        bypass_csp=True,
+    )
+    page = watched.page
+    says = SAYS[language]
+    page.wait_for_selector("#preset option", state="attached")
+    # The browser's language chose the table's: the page says so and speaks it.
+    assert page.get_attribute("html", "lang") == language
+    assert page.input_value("#language") == language
+    assert page.inner_text("#lobby-title") == says["lobby"]
+    # The default rule set, in the player's words and language.
+    assert page.inner_text("#preset option:checked").startswith(says["rules"])
+    found = {"lobby": _axe_violations(page, axe_source)}
+    _assert_no_english(page, language)
+    opponents = ["greedy", "random"] if kind == "hachihachi" else ["greedy"]
+    # Two rounds: the first one's summary comes while the game goes on.
+    start_game(page, kind, opponents, rounds=2)
+    # Play to the player's first turn (a deal may also end the game at once: then no turn).
+    page.wait_for_function(
+        """() => document.getElementById("table").dataset.myTurn === "true"
+            || document.getElementById("table").dataset.status === "over" """
+    )
+    if state(page)["mine"] == "true":
+        assert page.inner_text("#status").startswith(says["turn"]), page.inner_text("#status")
+        if size == "phone":
+            assert_turn_on_screen(page, viewport["height"])
+        names = page.locator("#hand button.card").evaluate_all(HAND_NAMES)
+        assert names and all(re.fullmatch(says["card"], name) for name in names), names
+        playable = page.locator("#hand button.card.playable").first
+        playable.hover() if size == "desktop" else playable.focus()
+        assert re.search(says["preview"], page.inner_text("#preview")), page.inner_text("#preview")
+        if kind == "hachihachi":
+            # The field multiplier and each seat's card points, as the referee's view has them.
+            view = _view(referee, page)
+            assert f"×{view['fieldMultiplier']}" in page.inner_text("#field-info")
+            _assert_card_points(page, view, says["card points"])
+        found["table"] = _axe_violations(page, axe_source)
+        _assert_no_english(page, language)
+        shot(page, f"language-{language}-{size}-turn")
+        # The yaku guide, in the language: every combination of the rules (Hachi-Hachi: 10
+        # dekiyaku and 12 teyaku; Koi-Koi: the preset's enabled yaku, at least ten).
+        page.click("#guide-open")
+        page.wait_for_selector("#guide[open]")
+        entries = page.locator("#guide-body li[data-yaku]").count()
+        assert entries == 22 if kind == "hachihachi" else entries >= 10, entries
+        found["guide"] = _axe_violations(page, axe_source)
+        _assert_no_english(page, language)
+        shot(page, f"language-{language}-{size}-guide")
+        page.click("#guide-close")
+    # Play on, reading what is within reach (once) and each round's summary.
+    reach_read = summary_read = False
+    said: dict[int, list[str]] = {}
+    for _ in range(MAX_STEPS):
+        if state(page)["status"] == "over":
+            break
+        if not reach_read and page.locator(".reach li").count():
+            for line in page.locator(".reach li").all_inner_texts():
+                assert re.fullmatch(says["reach"], line), line
+            reach_read = True
+        if page.evaluate("document.getElementById('round-summary').open"):
+            title = page.inner_text("#round-summary-title")
+            assert re.fullmatch(says["summary"], title), title
+            page.wait_for_selector("#round-summary .running-scores li")
+            running = page.locator("#round-summary .running-scores li").all_inner_texts()
+            assert len(running) == len(opponents) + 1
+            said[int(re.findall(r"\d+", title)[0])] = [line.split(" ")[-1] for line in running]
+            if not summary_read:
+                found["summary"] = _axe_violations(page, axe_source)
+                _assert_no_english(page, language)
+                shot(page, f"language-{language}-{size}-summary")
+            summary_read = True
+        if not act(page):
+            page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"the game did not end in {MAX_STEPS} steps")
+    shot(page, f"language-{language}-{size}-over")
+    # The first round's summary was read, unless that round ended at its deal, before the page
+    # watched the game.
+    first = _round_results(referee, page)[1]
+    assert summary_read or first["end"] == "ROUND_END_DEAL_CHECK", first
+    # Each summary's totals after its round are the referee's: its results' sums so far.
+    results = _round_results(referee, page)
+    totals = [0] * (len(opponents) + 1)
+    for number in sorted(results):
+        for seat, gain in enumerate(_gains(results[number], len(totals))):
+            totals[seat] += gain
+        if number in said:
+            assert said[number] == [_amount(total, kind, language) for total in totals], number
+    assert page.inner_text("#status").startswith(says["over"]), page.inner_text("#status")
+    assert page.locator("#final thead th").first.inner_text() == says["sheet"]
+    if kind == "hachihachi":
+        _assert_card_points(page, _view(referee, page), says["card points"])
+    # The score sheet, in the language, adds up to the final scores or balances.
+    page.wait_for_selector("#final-sheet .sheet")
+    assert page.locator("#final-sheet .sheet thead th").first.inner_text() == says["round"]
+    assert _sheet_totals(page, "#final-sheet") == [row[1] for row in final_rows(page)]
+    # The story tells the end too, unless the game ended at its deal, before the page watched it.
+    story = page.locator("#events li").all_inner_texts()
+    assert len(story) == 1 or says["over"] in story[-1], story
+    found["over"] = _axe_violations(page, axe_source)
+    _assert_no_english(page, language)
+    assert all(not violations for violations in found.values()), json.dumps(found, indent=1)
+    watched.assert_clean()
+
+
+def test_the_language_is_switched_on_the_page_and_remembered(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/", locale="en-US")
+    page = watched.page
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.inner_text("#lobby-title") == "New game"
+    with page.expect_navigation():
+        page.select_option("#language", "ja")
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.inner_text("#lobby-title") == "新しい対局"
+    assert page.inner_text("#opponent-1 option:checked") == "貪欲ボット"
+    # Remembered by this browser: a new page of the same context opens in Japanese, although
+    # the browser's language is English.
+    again = Watched(page.context.new_page())
+    again.page.goto(referee.http_url + "/")
+    again.page.wait_for_selector("#lobby:not([hidden])")
+    assert again.page.inner_text("#lobby-title") == "新しい対局"
+    assert again.page.get_attribute("html", "lang") == "ja"
+    watched.assert_clean()
+    again.assert_clean()
+
+
+# --- Yaku within reach and the yaku guide (TABLE.md, "Yaku") -----------------------------------
+
+_LIGHTS = {1, 9, 29, 41, 45}
+_ANIMALS = {5, 13, 17, 21, 25, 30, 33, 37, 42}
+_RIBBONS = {2, 6, 10, 14, 18, 22, 26, 34, 38, 43}
+_PLAINS = set(range(1, 49)) - _LIGHTS - _ANIMALS - _RIBBONS
+#: The cards of each Koi-Koi yaku under the default preset (fudawiki: the sake cup is an animal
+#: and a plain), and how many it needs: worked out here from CARDS.md and RULES.md 1.4.
+KOIKOI_YAKU_CARDS: dict[str, tuple[set[int], int]] = {
+    "goko": (_LIGHTS, 5),
+    "shiko": (_LIGHTS - {41}, 4),
+    "ame-shiko": (_LIGHTS, 4),
+    "sanko": (_LIGHTS - {41}, 3),
+    "inoshikacho": ({21, 25, 37}, 3),
+    "tane": (_ANIMALS, 5),
+    "akatan-aotan": ({2, 6, 10, 22, 34, 38}, 6),
+    "akatan": ({2, 6, 10}, 3),
+    "aotan": ({22, 34, 38}, 3),
+    "tan": (_RIBBONS, 5),
+    "kasu": (_PLAINS | {33}, 10),
+    "hanami-zake": ({9, 33}, 2),
+    "tsukimi-zake": ({29, 33}, 2),
+}
+
+
+def _card_points(card: int) -> int:
+    """Hachi-Hachi's value of a card (CARDS.md): light 20, animal 10, ribbon 5, plain 1."""
+    if card in _LIGHTS:
+        return 20
+    if card in _ANIMALS:
+        return 10
+    return 5 if card in _RIBBONS else 1
+
+
+def _assert_card_points(page: Page, view: dict[str, Any], says: str) -> None:
+    """Each seat's panel says its card points, as the view's captures make them."""
+    for seat in view["seats"]:
+        if seat.get("participation") == "PARTICIPATION_DROPPED":
+            continue
+        captured = _card_numbers(seat.get("captured", []))
+        points = sum(_card_points(card) for card in captured)
+        panel = page.inner_text(f'.seat[data-seat="{seat.get("seat", 0)}"] .facts')
+        assert f"{says.format(points)} (" in panel, panel
+
+
+def _view(referee: RefereeProcess, page: Page) -> dict[str, Any]:
+    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    answer = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}",
+        headers={"Authorization": f"Bearer {fragment['token']}"},
+        timeout=10,
+    )
+    view: dict[str, Any] = answer.json()["view"]
+    return view
+
+
+def _card_numbers(cards: list[str]) -> set[int]:
+    return {cards_pb2.Card.Value(card) if isinstance(card, str) else card for card in cards}
+
+
+def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    # Play until a seat holds a card of some yaku it has not formed (or the game ends: again).
+    for _ in range(10):
+        page.goto(referee.http_url + "/")
+        start_game(page, "koikoi", ["greedy"])
+        for _ in range(MAX_STEPS):
+            if state(page)["status"] == "over" or page.locator(".reach li").count() >= 2:
+                break
+            if not act(page):
+                page.wait_for_timeout(50)
+        if page.locator(".reach li").count() >= 2 and state(page)["status"] == "playing":
+            break
+    else:
+        raise AssertionError("no game of ten showed anything within reach")
+    page.wait_for_function("() => !document.getElementById('table').hasAttribute('aria-busy')")
+    view = _view(referee, page)
+    assert page.get_attribute("#table", "data-version") == str(view["version"])
+    shot(page, "koikoi-within-reach")
+    for seat in view["seats"]:
+        held = _card_numbers(seat.get("captured", []))
+        formed = {yaku["id"] for yaku in seat.get("yaku", [])}
+        items = page.locator(f'.seat[data-seat="{seat.get("seat", 0)}"] .reach li')
+        for item in items.all():
+            yaku = item.get_attribute("data-yaku") or ""
+            month = view["roundMonth"]
+            # tsukifuda: the round month's four cards.
+            cards, need = KOIKOI_YAKU_CARDS.get(yaku, (set(range(4 * month - 3, 4 * month + 1)), 4))
+            assert yaku in KOIKOI_YAKU_CARDS or yaku == "tsukifuda", yaku
+            have = min(len(held & cards), need)
+            # What the page says: the yaku in words, the cards held of those needed, the points.
+            assert item.get_attribute("data-have") == str(have) and have >= 1, (yaku, held)
+            assert item.get_attribute("data-need") == str(need), yaku
+            assert yaku not in formed
+            assert re.fullmatch(rf".+ {have}/{need} · \d+ points?", item.inner_text()), (
+                item.inner_text()
+            )
+        # A ribbon held and the ribbons not all gone: "five ribbons (tan) n/5" is shown.
+        others = set().union(
+            *(_card_numbers(o.get("captured", [])) for o in view["seats"] if o is not seat)
+        )
+        if held & _RIBBONS and "tan" not in formed and len(_RIBBONS - others) >= 5:
+            names = items.evaluate_all("(items) => items.map((item) => item.dataset.yaku)")
+            assert "tan" in names, names
+
+    # The guide: every yaku the rule set counts, its points under these rules, its cards drawn.
+    page.click("#guide-open")
+    page.wait_for_selector("#guide[open]")
+    shot(page, "koikoi-yaku-guide")
+    rules = view["rules"]["koiKoi"]
+    enabled = [yaku for yaku in rules["yaku"] if yaku.get("enabled")]
+    entries = page.locator("#guide-body li[data-yaku]")
+    assert entries.evaluate_all("(items) => items.map((i) => i.dataset.yaku)") == [
+        yaku["id"] for yaku in enabled
+    ]
+    for yaku in enabled:
+        entry = page.locator(f'#guide-body li[data-yaku="{yaku["id"]}"]')
+        points = yaku.get("points", 0)
+        assert entry.locator(".worth").inner_text().startswith(f"{points} point"), yaku
+        if yaku["id"] in KOIKOI_YAKU_CARDS or yaku["id"] == "tsukifuda":
+            month = view["roundMonth"]
+            cards, _ = KOIKOI_YAKU_CARDS.get(
+                yaku["id"], (set(range(4 * month - 3, 4 * month + 1)), 4)
+            )
+            drawn = {int(c) for c in entry.locator(".card").evaluate_all(CARD_NUMBERS)}
+            assert drawn == cards, yaku["id"]
+    page.click("#guide-close")
+    assert not page.is_visible("#guide")
+    watched.assert_clean()
+
+
+# --- Round summaries, the score sheet, play again (TABLE.md, "The course of a game") -----------
+
+
+def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, Any]]:
+    """Every finished round's result by round number, from the referee's log of the game."""
+    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    log = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}/log",
+        params={"pageSize": "1000"},
+        headers={"Authorization": f"Bearer {fragment['token']}"},
+        timeout=10,
+    ).json()
+    ended = [event["roundEnded"]["result"] for event in log["events"] if "roundEnded" in event]
+    return {result["round"]: result for result in ended}
+
+
+def _gains(result: dict[str, Any], seats: int) -> list[int]:
+    """Each seat's gain in a round, from its result as the API gives it in JSON: Koi-Koi (tally)
+    the winner's points, Hachi-Hachi the payments in half points."""
+    gains = [0] * seats
+    for payment in result.get("payments", []):
+        amount = int(payment["amountHalves"])
+        if "fromSeat" in payment:
+            gains[payment["fromSeat"]] -= amount
+        if "toSeat" in payment:
+            gains[payment["toSeat"]] += amount
+    if "winner" in result and "score" in result:
+        gains[result["winner"]] += result["score"].get("points", 0)
+    return gains
+
+
+def _amount(value: int, kind: str, language: str) -> str:
+    """A total as the page writes it: Hachi-Hachi's halves as points, French with a comma and a
+    minus sign."""
+    points = value / 2 if kind == "hachihachi" else value
+    text = str(int(points)) if points == int(points) else f"{points:.1f}"
+    return text.replace(".", ",").replace("-", "−") if language == "fr" else text
+
+
+def _sheet_totals(page: Page, holder: str) -> list[str]:
+    return page.locator(f"{holder} .sheet tfoot td").all_inner_texts()
+
+
+def test_round_summaries_stay_the_sheet_adds_up_and_the_game_is_played_again(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"], rounds=2)
+    first_game = page.url
+    summaries: dict[int, dict[str, Any]] = {}
+    sheet_checked = False
+    for _ in range(MAX_STEPS):
+        if state(page)["status"] == "over":
+            break
+        if page.evaluate("document.getElementById('round-summary').open"):
+            number = int(re.findall(r"\d+", page.inner_text("#round-summary-title"))[0])
+            version = state(page)["version"]
+            page.wait_for_selector("#round-summary .running-scores li")
+            scored = page.locator("#round-summary .round-score")
+            summaries[number] = {
+                "line": page.inner_text("#round-summary .summary-line"),
+                "score": scored.inner_text() if scored.count() else "",
+                "running": page.locator("#round-summary .running-scores li").all_inner_texts(),
+            }
+            shot(page, f"round-{number}-summary")
+            # It stays until dismissed, whatever the game does meanwhile (the bot may move).
+            page.wait_for_timeout(600)
+            assert page.evaluate("document.getElementById('round-summary').open")
+            assert state(page)["version"] >= version
+            page.click("#round-summary-close")
+            continue
+        if summaries and not sheet_checked and state(page)["status"] == "playing":
+            # The sheet is open at any time: one row per finished round, the referee's numbers.
+            page.click("#sheet-open")
+            page.wait_for_selector("#sheet-body .sheet, #sheet-body p:not(:empty)")
+            page.wait_for_selector("#sheet-body .sheet")
+            results = _round_results(referee, page)
+            rows = page.locator("#sheet-body .sheet tbody tr[data-round]")
+            assert rows.count() == len(results)
+            shot(page, "score-sheet")
+            page.click("#sheet-close")
+            sheet_checked = True
+            continue
+        if not act(page):
+            page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"the game did not end in {MAX_STEPS} steps")
+    results = _round_results(referee, page)
+    # The first round ended before the game did: its summary was on screen.
+    assert 1 in summaries, summaries
+    # Each summary said what the referee's result says: the round's score, and the running
+    # scores (tally: each round's winner adds its points).
+    names = [row[0] for row in final_rows(page)]
+    totals = [0, 0]
+    for number in sorted(results):
+        result = results[number]
+        points = result.get("score", {}).get("points", 0)
+        if "winner" in result and points:
+            totals[result["winner"]] += points
+        if number in summaries:
+            said = summaries[number]
+            if points:
+                assert said["score"].endswith(f"{points} points" if points != 1 else "1 point")
+            assert said["running"] == [
+                f"{name}: {total}" for name, total in zip(names, totals, strict=True)
+            ]
+    # The end: the winner, the final scores, and the sheet adding up to them.
+    shot(page, "game-over-sheet")
+    assert page.inner_text("#status").startswith("Game over")
+    final = [row[1] for row in final_rows(page)]
+    assert final == [str(total) for total in totals]
+    page.wait_for_selector("#final-sheet .sheet")
+    assert _sheet_totals(page, "#final-sheet") == final
+    assert page.locator("#final-sheet .sheet tbody tr[data-round]").count() == len(results)
+    # Play again: a new game with the same settings and opponents, this seat kept.
+    page.click("#again-same")
+    page.wait_for_function("(url) => location.href !== url", arg=first_game)
+    # The page reloads on the new fragment: the new game's first round, 2 rounds as before.
+    page.wait_for_function(
+        "() => document.getElementById('game-title').innerText.startsWith('Koi-Koi, round 1 of 2')"
+    )
+    assert page.url != first_game
+    assert "Greedy bot 2" in page.inner_text("#seats") and "greedy bot" in page.inner_text("#seats")
+    watched.assert_clean()
+
+
+# --- Invitations (TABLE.md, "Friends") ----------------------------------------------------------
+
+
+def test_the_host_sees_the_links_at_once_copies_them_and_finds_them_again(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    host = Watched(context.new_page())
+    page = host.page
+    page.goto(referee.http_url + "/")
+    start_game(page, "koikoi", ["friend"])
+    # In front of the host at once, on the first screen: the friend's link with a copy button.
+    page.wait_for_selector("#invites:not([hidden])")
+    link = page.input_value("#invite-1")
+    assert "token=" in urlsplit(link).fragment
+    box = page.locator("#invite-1").bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+    shot(page, "invitations-host")
+    page.click('#invites button.copy[data-for="invite-1"]')
+    page.wait_for_function("() => document.querySelector('#invites .copied').textContent !== ''")
+    assert page.evaluate("navigator.clipboard.readText()") == link
+    assert page.inner_text("#invites .copied").startswith("Copied: Link for Friend 2")
+    page.click("#invites-close")
+    assert page.is_hidden("#invites")
+    # Later: a reload does not push them again, the button shows the same links...
+    page.reload()
+    page.wait_for_selector("#table[data-version]")
+    assert page.is_hidden("#invites")
+    page.click("#invites-open")
+    assert page.input_value("#invite-1") == link
+    # ...and so does another tab of the same browser (the links are kept in local storage).
+    other = Watched(context.new_page())
+    other.page.goto(page.url)
+    other.page.wait_for_selector("#table[data-version]")
+    other.page.click("#invites-open")
+    assert other.page.input_value("#invite-1") == link
+    # The friend's page holds no seat's link, only the spectators'.
+    friend = open_page(browser, link)
+    friend.page.wait_for_selector("#table[data-version]")
+    assert friend.page.is_hidden("#invites")
+    friend.page.click("#invites-open")
+    assert friend.page.locator("#invite-1").count() == 0
+    assert "token=" not in friend.page.input_value("#invite-watch")
+    for watched in (host, other, friend):
+        watched.assert_clean()
+    context.close()
+
+
+def test_a_link_with_a_wrong_seat_says_so_plainly_in_the_players_language(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    created = httpx.post(
+        referee.http_url + "/v1/games",
+        json={"kind": "GAME_KIND_KOI_KOI", "players": ["Ann", "Bob"]},
+        timeout=10,
+    ).json()
+    wrong = f"{referee.http_url}/#game={created['game']}&token=not-a-seat-token"
+    watched = open_page(browser, wrong, locale="fr-FR")
+    page = watched.page
+    page.wait_for_function(
+        "() => document.getElementById('status').innerText.startsWith('La place de ce lien')"
+    )
+    assert page.inner_text("#game-title") == "Aucune partie à ce lien"
+    assert page.is_hidden("#field") and page.is_hidden("#my-hand")
+    page.click("#status a")
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.inner_text("#lobby-title") == "Nouvelle partie"

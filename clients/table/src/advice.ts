@@ -20,6 +20,7 @@ import {
 } from "@hanafuda-referee/client";
 import { cardName } from "./cards.js";
 import { byId, el } from "./dom.js";
+import { t } from "./i18n/language.js";
 import type { Place } from "./links.js";
 import { moveLabel } from "./words.js";
 
@@ -30,25 +31,23 @@ const SHOWN_CANDIDATES = 3;
 
 /** A move in words, a play naming the field card it takes when it names one. */
 export function adviceMove(move: Move | undefined): string {
-  if (!move) return "no move";
+  if (!move) return t.advice.noMove;
   if (move.kind === MoveKind.PLAY) {
     return move.target
-      ? `play ${cardName(move.card)}, taking ${cardName(move.target)}`
-      : `play ${cardName(move.card)}`;
+      ? t.advice.playTaking(cardName(move.card), cardName(move.target))
+      : t.advice.play(cardName(move.card));
   }
-  if (move.kind === MoveKind.CHOOSE_TARGET) return `take ${cardName(move.target)}`;
+  if (move.kind === MoveKind.CHOOSE_TARGET) return t.advice.take(cardName(move.target));
   return moveLabel(move).toLowerCase();
 }
 
 /** A mean outcome in points, signed, one decimal. */
 export function meanText(points: number): string {
-  const rounded = Math.round(points * 10) / 10;
-  return `${rounded > 0 ? "+" : rounded < 0 ? "−" : "±"}${Math.abs(rounded).toFixed(1)}`;
+  return t.advice.mean(points);
 }
 
 function estimateLine(estimate: MoveEstimate): string {
-  const samples = estimate.samples ? ` over ${estimate.samples} sampled deals` : "";
-  return `${adviceMove(estimate.move)}: ${meanText(estimate.meanPoints)} points on average${samples}`;
+  return t.advice.estimate(adviceMove(estimate.move), meanText(estimate.meanPoints), estimate.samples);
 }
 
 export class Advice {
@@ -73,7 +72,7 @@ export class Advice {
   async hint(version: bigint): Promise<void> {
     if (this.asking) return;
     this.asking = true;
-    this.show("Hint", el("p", {}, "The expert is thinking…"));
+    this.show(t.advice.hintTitle, el("p", {}, t.advice.thinking));
     try {
       let answer: GetHintResponse | undefined;
       for (let tries = 0; tries < 2 && answer?.status !== AdviceStatus.READY; tries++) {
@@ -83,11 +82,11 @@ export class Advice {
         );
       }
       if (!answer || answer.status !== AdviceStatus.READY) {
-        this.show("Hint", el("p", {}, "The expert is busy: ask again in a moment."));
+        this.show(t.advice.hintTitle, el("p", {}, t.advice.busy));
         return;
       }
       if (answer.version !== version) {
-        this.show("Hint", el("p", {}, "The game moved on: ask again for your new decision."));
+        this.show(t.advice.hintTitle, el("p", {}, t.advice.movedOn));
         return;
       }
       const list = el("ul", { class: "estimates" });
@@ -95,14 +94,14 @@ export class Advice {
         list.append(el("li", {}, estimateLine(estimate)));
       }
       this.show(
-        "Hint",
-        el("p", { id: "hint-move" }, `The expert would ${adviceMove(answer.move)}.`),
-        el("p", {}, "Its estimates of the leading moves, in points for you this round:"),
+        t.advice.hintTitle,
+        el("p", { id: "hint-move" }, t.advice.expertWould(adviceMove(answer.move))),
+        el("p", {}, t.advice.estimatesIntro),
         list,
       );
       this.markHinted(answer.move);
     } catch (error) {
-      this.show("Hint", el("p", {}, this.refusal(error)));
+      this.show(t.advice.hintTitle, el("p", {}, this.refusal(error)));
     } finally {
       this.asking = false;
     }
@@ -112,7 +111,7 @@ export class Advice {
   async review(): Promise<void> {
     if (this.asking) return;
     this.asking = true;
-    this.show("Review", el("p", {}, "The expert is going over your game…"));
+    this.show(t.advice.reviewTitle, el("p", {}, t.advice.reviewing));
     try {
       let answer: ReviewGameResponse | undefined;
       for (let tries = 0; tries < 2 && answer?.status !== AdviceStatus.READY; tries++) {
@@ -122,14 +121,13 @@ export class Advice {
         );
       }
       if (!answer || answer.status !== AdviceStatus.READY) {
-        this.show("Review", el("p", {}, "The expert is busy: ask again in a moment."));
+        this.show(t.advice.reviewTitle, el("p", {}, t.advice.busy));
         return;
       }
-      const decisions = `${answer.decisions} decision${answer.decisions === 1 ? "" : "s"}`;
       if (!answer.differences.length) {
         this.show(
-          "Review",
-          el("p", { id: "review-summary" }, `Of your ${decisions}, the expert would have made every one as you did.`),
+          t.advice.reviewTitle,
+          el("p", { id: "review-summary" }, t.advice.allSame(answer.decisions)),
         );
         return;
       }
@@ -139,23 +137,22 @@ export class Advice {
           el(
             "li",
             {},
-            `Round ${difference.round}: you chose to ${adviceMove(difference.played?.move)}; `,
-            `the expert would ${adviceMove(difference.expert?.move)} `,
-            `(about ${Math.max(0, difference.costPoints).toFixed(1)} points better on average).`,
+            t.advice.difference(
+              difference.round,
+              adviceMove(difference.played?.move),
+              adviceMove(difference.expert?.move),
+              t.words.number(Math.round(Math.max(0, difference.costPoints) * 10) / 10),
+            ),
           ),
         );
       }
       this.show(
-        "Review",
-        el(
-          "p",
-          { id: "review-summary" },
-          `Of your ${decisions}, the expert would have chosen otherwise ${answer.differences.length} time${answer.differences.length === 1 ? "" : "s"}:`,
-        ),
+        t.advice.reviewTitle,
+        el("p", { id: "review-summary" }, t.advice.otherwise(answer.decisions, answer.differences.length)),
         list,
       );
     } catch (error) {
-      this.show("Review", el("p", {}, this.refusal(error)));
+      this.show(t.advice.reviewTitle, el("p", {}, this.refusal(error)));
     } finally {
       this.asking = false;
     }
@@ -174,10 +171,10 @@ export class Advice {
 
   private refusal(error: unknown): string {
     if (error instanceof RefereeError) {
-      if (error.reason === Reason.RATE_LIMITED) return "You asked the expert often: wait a little and ask again.";
-      if (error.reason === Reason.NOT_YOUR_TURN) return "A hint is for your own decision: wait for your turn.";
-      if (error.reason === Reason.GAME_OVER) return "The game is over: ask for a review instead.";
+      if (error.reason === Reason.RATE_LIMITED) return t.advice.rateLimited;
+      if (error.reason === Reason.NOT_YOUR_TURN) return t.advice.notYourTurn;
+      if (error.reason === Reason.GAME_OVER) return t.advice.gameOver;
     }
-    return `The expert could not answer: ${error instanceof Error ? error.message : String(error)}`;
+    return t.advice.failed(error instanceof Error ? error.message : String(error));
   }
 }

@@ -8,10 +8,14 @@ import {
   BotLevel,
   GameKind,
   RefereeError,
+  type GameView,
   type RefereeClient,
 } from "@hanafuda-referee/client";
 import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
+import { keepInvitations } from "./invites.js";
+import { t } from "./i18n/language.js";
+import type { LevelKey, OpponentKey, PresetKey } from "./i18n/strings.js";
 
 /** Seats of the game chosen: Koi-Koi 2; Hachi-Hachi 3 to 6 (from 4, a drop phase opens rounds). */
 function seatsOf(form: HTMLFormElement): number {
@@ -19,29 +23,13 @@ function seatsOf(form: HTMLFormElement): number {
   return Number(byId<HTMLSelectElement>("seat-count").value) || 3;
 }
 
-const OPPONENTS: ReadonlyArray<readonly [string, string]> = [
-  ["greedy", "Greedy bot"],
-  ["random", "Random bot"],
-  ["expert", "Expert bot"],
-  ["friend", "A friend (invitation link)"],
-];
+const OPPONENTS: readonly OpponentKey[] = ["greedy", "random", "expert", "friend"];
 
-const LEVELS: Record<string, BotLevel> = {
+const LEVELS: Record<LevelKey, BotLevel> = {
   greedy: BotLevel.GREEDY,
   random: BotLevel.RANDOM,
   expert: BotLevel.EXPERT,
 };
-
-/** The invitation links kept for the creator, by game (this tab only). */
-export function invitations(game: string): Array<{ seat: number; name: string; link: string }> {
-  const kept = sessionStorage.getItem(`invites:${game}`);
-  if (!kept) return [];
-  try {
-    return JSON.parse(kept) as Array<{ seat: number; name: string; link: string }>;
-  } catch {
-    return [];
-  }
-}
 
 function gameOf(form: HTMLFormElement): "koikoi" | "hachihachi" {
   const chosen = form.querySelector<HTMLInputElement>('input[name="kind"]:checked');
@@ -57,9 +45,9 @@ function drawOpponents(form: HTMLFormElement): void {
   for (let seat = 1; seat < seats; seat++) {
     const id = `opponent-${seat}`;
     const select = el("select", { id, name: id });
-    for (const [value, label] of OPPONENTS) select.append(el("option", { value }, label));
+    for (const value of OPPONENTS) select.append(el("option", { value }, t.lobby.opponents[value]));
     select.value = kept[seat - 1] ?? "greedy";
-    holder.append(el("p", {}, el("label", { for: id }, `Seat ${seat + 1}`), " ", select));
+    holder.append(el("p", {}, el("label", { for: id }, t.lobby.seat(seat + 1)), " ", select));
   }
 }
 
@@ -73,12 +61,14 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
         el(
           "option",
           { value: preset.name, selected: preset.isDefault },
-          preset.description ? `${preset.name}: ${preset.description}` : preset.name,
+          // The preset in the player's words; one this table does not know, as the referee says it.
+          t.lobby.presets[`${gameOf(form)}:${preset.name}` as PresetKey] ??
+            (preset.description ? `${preset.name}: ${preset.description}` : preset.name),
         ),
       ),
     );
   } catch {
-    select.replaceChildren(el("option", { value: "" }, "the referee's default"));
+    select.replaceChildren(el("option", { value: "" }, t.lobby.defaultRules));
   }
 }
 
@@ -86,11 +76,14 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
 export function showLobby(referee: RefereeClient): void {
   byId("lobby").hidden = false;
   byId("table").hidden = true;
-  document.title = "Hanafuda: new game";
+  document.title = t.lobby.documentTitle;
   const form = byId<HTMLFormElement>("new-game");
   const error = byId("lobby-error");
   if (!form.dataset.wired) {
     form.dataset.wired = "yes";
+    // The page's default name, in the table's language (a name the player typed stays).
+    const name = byId<HTMLInputElement>("name");
+    if (name.value === name.defaultValue) name.value = t.lobby.defaultName;
     form.addEventListener("change", (event) => {
       const changed = (event.target as HTMLElement).getAttribute("name");
       if (changed === "kind") {
@@ -106,8 +99,8 @@ export function showLobby(referee: RefereeClient): void {
       void create(referee, form).catch((failure: unknown) => {
         error.textContent =
           failure instanceof RefereeError
-            ? `The referee refused: ${failure.message}`
-            : `Could not create the game: ${String(failure)}`;
+            ? t.lobby.refused(failure.message)
+            : t.lobby.failed(String(failure));
       });
     });
     byId<HTMLFormElement>("watch").addEventListener("submit", (event) => {
@@ -123,7 +116,7 @@ export function showLobby(referee: RefereeClient): void {
 async function create(referee: RefereeClient, form: HTMLFormElement): Promise<void> {
   const kind = gameOf(form);
   const seats = seatsOf(form);
-  const name = byId<HTMLInputElement>("name").value.trim() || "Player 1";
+  const name = byId<HTMLInputElement>("name").value.trim() || t.lobby.defaultName;
   const rounds = Number(byId<HTMLInputElement>("rounds").value) || undefined;
   const seconds = Number(byId<HTMLInputElement>("clock-seconds").value) || 0;
   const preset = byId<HTMLSelectElement>("preset").value;
@@ -131,8 +124,8 @@ async function create(referee: RefereeClient, form: HTMLFormElement): Promise<vo
   const bots: BotLevel[] = [BotLevel.UNSPECIFIED];
   for (let seat = 1; seat < seats; seat++) {
     const choice = byId<HTMLSelectElement>(`opponent-${seat}`).value;
-    const level = LEVELS[choice];
-    players.push(level ? `${choice[0]!.toUpperCase()}${choice.slice(1)} bot ${seat + 1}` : `Friend ${seat + 1}`);
+    const level = choice in LEVELS ? LEVELS[choice as LevelKey] : undefined;
+    players.push(level ? t.lobby.botName(choice as LevelKey, seat + 1) : t.lobby.friendName(seat + 1));
     bots.push(level ?? BotLevel.UNSPECIFIED);
   }
   const request: Parameters<RefereeClient["createGame"]>[0] = {
@@ -160,6 +153,35 @@ async function create(referee: RefereeClient, form: HTMLFormElement): Promise<vo
       });
     }
   }
-  sessionStorage.setItem(`invites:${game}`, JSON.stringify(friends));
+  keepInvitations(game, friends);
   location.hash = fragmentOf({ game, token: created.playerTokens[0] ?? "" });
+}
+
+/**
+ * A new game with the settings and players of the one `view` shows: its game, its resolved rule
+ * set (as overrides of its preset, so nothing changes), its clock, the same names and bots. The
+ * viewer keeps its seat; the other people's seats get new invitation links.
+ */
+export async function playAgain(referee: RefereeClient, view: GameView): Promise<void> {
+  const me = view.viewerSeat ?? 0;
+  const players = view.seats.map((seat) => seat.name);
+  const request: Parameters<RefereeClient["createGame"]>[0] = {
+    kind: view.kind,
+    preset: view.rules?.preset ?? "",
+    players,
+    bots: view.bots.some((level) => level !== BotLevel.UNSPECIFIED) ? [...view.bots] : [],
+  };
+  const rules = view.rules?.game;
+  if (rules?.case === "koiKoi") request.overrides = { case: "koiKoi", value: rules.value };
+  else if (rules?.case === "hachiHachi") request.overrides = { case: "hachiHachi", value: rules.value };
+  if (view.clock?.options) request.clock = view.clock.options;
+  const created = await referee.createGame(request);
+  const game = created.game;
+  const friends = players.flatMap((name, seat) =>
+    seat !== me && (view.bots[seat] ?? BotLevel.UNSPECIFIED) === BotLevel.UNSPECIFIED
+      ? [{ seat, name, link: linkTo({ game, token: created.playerTokens[seat] ?? "" }) }]
+      : [],
+  );
+  keepInvitations(game, friends);
+  location.hash = fragmentOf({ game, token: created.playerTokens[me] ?? "" });
 }

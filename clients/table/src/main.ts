@@ -7,6 +7,8 @@ import { RefereeClient } from "@hanafuda-referee/client";
 import { showLobby } from "./lobby.js";
 import { placeOf } from "./links.js";
 import { Table } from "./table.js";
+import { LANGUAGES, type Lang } from "./i18n/strings.js";
+import { setLanguage, translatePage } from "./i18n/language.js";
 
 const referee = new RefereeClient({ baseUrl: location.origin });
 let current: AbortController | undefined;
@@ -23,6 +25,16 @@ function route(): void {
   current = controller;
   void new Table(referee, place).run(controller.signal);
 }
+
+translatePage();
+document.getElementById("language")?.addEventListener("change", (event) => {
+  const chosen = (event.target as HTMLSelectElement).value;
+  if (!(LANGUAGES as readonly string[]).includes(chosen)) return;
+  setLanguage(chosen as Lang);
+  // Every word on the page is drawn again in the new language: the table from the referee
+  // (the watch resumes), the lobby from its form. The story told so far stays as it was told.
+  location.reload();
+});
 
 window.addEventListener("hashchange", () => {
   // A new table starts from a clean page: the previous one's listeners and dialogs go with it.

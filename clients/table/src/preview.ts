@@ -10,6 +10,7 @@
 
 import { MoveKind, type Card, type GameView, type Move } from "@hanafuda-referee/client";
 import { cardInfo, shortName } from "./cards.js";
+import { t } from "./i18n/language.js";
 
 /** What playing `card` does, for the player: the field cards it may take, and in words. */
 export interface Preview {
@@ -33,35 +34,24 @@ export function previewPlay(card: Card, moves: readonly Move[], field: readonly 
     return {
       takes: targets,
       choice: true,
-      words: `${capital(name)} takes one of ${listOf(targets)}: you choose which.`,
+      words: t.preview.choose(name, targets.map(shortName)),
     };
   }
   if (targets.length === 1 && targets[0]) {
-    return { takes: targets, choice: false, words: `${capital(name)} takes ${shortName(targets[0])}.` };
+    return { takes: targets, choice: false, words: t.preview.takes(name, [shortName(targets[0])]) };
   }
   const month = cardInfo(card).month;
   const same = field.filter((each) => cardInfo(each).month === month);
   if (!same.length) {
-    return { takes: [], choice: false, words: `${capital(name)} takes nothing: it joins the field.` };
+    return { takes: [], choice: false, words: t.preview.toField(name) };
   }
-  return { takes: same, choice: false, words: `${capital(name)} takes ${listOf(same)}.` };
+  return { takes: same, choice: false, words: t.preview.takes(name, same.map(shortName)) };
 }
 
 /** Why a click on a hand card plays nothing, in words. */
 export function whyNotPlayable(view: GameView, mine: boolean): string {
-  if (view.viewerSeat === undefined) return "You are watching: spectators do not play.";
-  if (!mine) return "It is not your turn yet: the table tells whose it is.";
-  if (view.legalMoves.some((move) => move.kind === MoveKind.PLAY)) {
-    return "This card cannot be played now.";
-  }
-  return "Your hand waits: answer the decision first.";
-}
-
-function listOf(cards: readonly Card[]): string {
-  const names = cards.map(shortName);
-  return names.length < 2 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  if (view.viewerSeat === undefined) return t.preview.watching;
+  if (!mine) return t.preview.notYourTurn;
+  if (view.legalMoves.some((move) => move.kind === MoveKind.PLAY)) return t.preview.notNow;
+  return t.preview.decisionFirst;
 }

@@ -21,36 +21,58 @@ import {
   type GameView,
   type Move,
   type RefereeClient,
+  type RoundResult,
   type SeatInfo,
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
+import { plansOf, reachList, showGuide } from "./guide.js";
+import {
+  loadRounds,
+  runningTotals,
+  sheetRows,
+  sheetTable,
+  startingTotals,
+  summaryContent,
+} from "./rounds.js";
+import { playAgain } from "./lobby.js";
 import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
-import { invitations } from "./lobby.js";
+import { firstShowing, invitationPanel, invitations } from "./invites.js";
 import { linkTo, type Place } from "./links.js";
+import { t } from "./i18n/language.js";
+import type { LevelKey, WaitKey } from "./i18n/strings.js";
 import {
   describe,
   gameSummary,
   halves,
+  moveKey,
   moveLabel,
   party,
+  person,
   multiplierName,
   pointsText,
   roundSummary,
-  who,
   yakuName,
   type Seats,
 } from "./words.js";
 
-const KIND_GROUPS: ReadonlyArray<readonly [Kind, string]> = [
-  ["bright", "Brights"],
-  ["animal", "Animals"],
-  ["ribbon", "Ribbons"],
-  ["plain", "Plains"],
-];
+const KIND_GROUPS: readonly Kind[] = ["bright", "animal", "ribbon", "plain"];
+const WAIT_KEYS: Record<number, WaitKey> = {
+  [WaitingFor.HAND_PLAY]: "handPlay",
+  [WaitingFor.TARGET_CHOICE]: "targetChoice",
+  [WaitingFor.KOIKOI_DECISION]: "koikoi",
+  [WaitingFor.SAGE_DECISION]: "sage",
+  [WaitingFor.JOIN_DECISION]: "join",
+};
 const KEPT_LINES = 200;
-const LEVEL_NAMES = ["", "random", "greedy", "expert"];
+const LEVEL_NAMES: ReadonlyArray<LevelKey | undefined> = [undefined, "random", "greedy", "expert"];
+
+/** Hachi-Hachi's card count of captures: light 20, animal 10, ribbon 5, plain 1 (RULES.md 2.5). */
+function cardPoints(cards: readonly Card[]): number {
+  const values = { bright: 20, animal: 10, ribbon: 5, plain: 1 } as const;
+  return cards.reduce((sum, card) => sum + values[cardInfo(card).kind], 0);
+}
 
 function timeOf(stamp: { seconds: bigint; nanos: number } | undefined): number | undefined {
   return stamp ? Number(stamp.seconds) * 1000 + stamp.nanos / 1e6 : undefined;
@@ -95,6 +117,8 @@ export class Table {
   private readonly lines: string[];
   private clockTimer: number | undefined;
   private decisionKey = "";
+  /** Finished rounds whose summary the player has not dismissed yet, with the view told with them. */
+  private readonly summaries: Array<{ result: RoundResult; view?: GameView }> = [];
   private readonly advice: Advice;
 
   constructor(
@@ -129,10 +153,13 @@ export class Table {
     this.wire(signal);
     const log = byId("events");
     log.replaceChildren(...this.lines.map((line) => el("li", {}, line)));
-    this.drawInvitations();
+    // The host's friends' links, in front of the host the first time the new game is shown.
+    const friends = this.place.token ? invitations(this.place.game) : [];
+    byId("invites-open").textContent = friends.length ? t.table.invitationsTitle : t.table.spectatorTitle;
+    if (friends.length && firstShowing(this.place.game)) this.toggleInvitations(true);
     this.clockTimer = window.setInterval(() => this.drawClock(), 250);
     signal.addEventListener("abort", () => window.clearInterval(this.clockTimer));
-    this.setStatus("Connecting to the game…");
+    this.setStatus(t.table.connecting);
     try {
       for await (const item of this.referee.watchGame(
         { game: this.place.game },
@@ -143,20 +170,30 @@ export class Table {
         if (!this.lines.length && item.view) {
           this.say(
             item.view.viewerSeat === undefined
-              ? "You are watching the game."
-              : `You sit at seat ${item.view.viewerSeat + 1}. The game is on.`,
+              ? t.story.watching
+              : t.story.seated(item.view.viewerSeat + 1),
           );
         }
       }
     } catch (error) {
       if (signal.aborted) return;
+      const reason = error instanceof RefereeError ? error.reason : undefined;
+      const badSeat =
+        reason === Reason.BAD_TOKEN || reason === Reason.MISSING_TOKEN || reason === Reason.PERMISSION_DENIED;
       this.setStatus(
-        error instanceof RefereeError && error.reason === Reason.UNKNOWN_GAME
-          ? "This link leads to no game: it is mistyped, or the game has ended and expired."
-          : `The connection to the game is lost: ${String(error instanceof Error ? error.message : error)}.`,
+        reason === Reason.UNKNOWN_GAME
+          ? t.table.noGame
+          : badSeat
+            ? t.table.badToken
+            : t.table.lost(String(error instanceof Error ? error.message : error)),
       );
+      if (!this.view) {
+        // Nothing was ever shown: no empty table, only what went wrong and the way back.
+        byId("table").dataset.status = "lost";
+        byId("game-title").textContent = t.table.noGameTitle;
+      }
       // A reload cannot mend a wrong link: offer the way back to the lobby instead.
-      byId("status").append(" ", el("a", { href: "/" }, "Back to the lobby"));
+      byId("status").append(" ", el("a", { href: "/" }, t.table.backToLobby));
     }
   }
 
@@ -172,6 +209,11 @@ export class Table {
     byId("hand").addEventListener("focusin", preview, options);
     byId("hand").addEventListener("mouseleave", () => this.clearPreview(), options);
     byId("hand").addEventListener("focusout", () => this.clearPreview(), options);
+    byId("invites-open").addEventListener(
+      "click",
+      () => this.toggleInvitations(byId("invites").hidden === true),
+      options,
+    );
     byId("hint").addEventListener(
       "click",
       () => {
@@ -183,6 +225,27 @@ export class Table {
       "click",
       (event) => {
         if ((event.target as HTMLElement).closest("#review")) void this.advice.review();
+      },
+      options,
+    );
+    byId("guide-open").addEventListener(
+      "click",
+      () => {
+        if (this.view) showGuide(this.view);
+      },
+      options,
+    );
+    byId("guide-close").addEventListener("click", () => byId<HTMLDialogElement>("guide").close(), options);
+    byId("sheet-open").addEventListener("click", () => void this.showSheet(), options);
+    byId("sheet-close").addEventListener("click", () => byId<HTMLDialogElement>("sheet").close(), options);
+    const summary = byId<HTMLDialogElement>("round-summary");
+    byId("round-summary-close").addEventListener("click", () => summary.close(), options);
+    // Closed by its button or by Escape: the next summary, else the decision it held back.
+    summary.addEventListener(
+      "close",
+      () => {
+        this.summaries.shift();
+        if (!this.showSummary() && this.view) this.drawDecision(this.view);
       },
       options,
     );
@@ -260,8 +323,8 @@ export class Table {
       this.pendingChoice = moves;
       this.openDecision(
         `choice:${card}`,
-        "Choose a card to take",
-        `${cardName(card)} matches more than one card of the field.`,
+        t.table.chooseTitle,
+        t.table.matchesMore(cardName(card)),
         moves,
         true,
       );
@@ -304,10 +367,10 @@ export class Table {
       if (answer.view && answer.version >= this.shown) this.draw(answer.view, answer.version);
     } catch (error) {
       if (error instanceof RefereeError && error.reason === Reason.STALE_VERSION) {
-        this.say("The game moved on before your move arrived; here it is now.");
+        this.say(t.table.stale);
       } else {
         this.say(
-          `That move was refused: ${error instanceof Error ? error.message : String(error)}`,
+          t.table.refused(error instanceof Error ? error.message : String(error)),
         );
       }
       const fresh = await this.referee
@@ -332,6 +395,9 @@ export class Table {
     this.told = version;
     let actor: number | undefined;
     for (const event of events) {
+      if (event.kind.case === "roundEnded" && event.kind.value.result) {
+        this.summaries.push({ result: event.kind.value.result });
+      }
       if (event.actor !== undefined) actor = event.actor;
       const line = describe(this.seats(), event, actor);
       if (line) this.say(line, false);
@@ -374,10 +440,10 @@ export class Table {
     const mine = view.viewerSeat !== undefined && view.turn === view.viewerSeat;
     table.dataset.myTurn = String(mine && view.status === GameStatus.IN_PROGRESS);
     const seats = this.seats(view);
-    const game = view.kind === GameKind.HACHI_HACHI ? "Hachi-Hachi" : "Koi-Koi";
+    const game = view.kind === GameKind.HACHI_HACHI ? t.table.kinds.hachihachi : t.table.kinds.koikoi;
     byId("game-title").textContent =
-      `${game}, round ${view.round} of ${this.roundsOf(view)}${view.roundMonth ? ` (month ${view.roundMonth})` : ""}`;
-    document.title = `Hanafuda: ${game}${mine ? " (your turn)" : ""}`;
+      t.table.title(game, view.round, this.roundsOf(view), view.roundMonth);
+    document.title = t.table.documentTitle(game, mine);
     this.setStatus(this.statusLine(view, seats));
     byId("resign").hidden =
       view.viewerSeat === undefined || view.status !== GameStatus.IN_PROGRESS;
@@ -388,6 +454,11 @@ export class Table {
     this.drawField(view);
     this.drawHand(view);
     this.drawResults(view, seats);
+    // A round's summary waits for the player, with the view of its version (the totals after it);
+    // at the game's end the results panel shows the same and the sheet.
+    for (const entry of this.summaries) entry.view ??= view;
+    if (view.status === GameStatus.OVER) this.summaries.splice(0);
+    this.showSummary();
     this.drawDecision(view);
     this.drawClock();
     if (focused) {
@@ -409,26 +480,19 @@ export class Table {
 
   private statusLine(view: GameView, seats: Seats): string {
     if (view.status === GameStatus.OVER) {
-      return view.gameResult ? gameSummary(seats, view.gameResult) : "The game is over.";
+      return view.gameResult ? gameSummary(seats, view.gameResult) : t.table.over;
     }
-    if (view.turn === undefined) return "Waiting for the game.";
-    const mine = view.turn === view.viewerSeat;
-    const what: Record<number, string> = {
-      [WaitingFor.HAND_PLAY]: mine ? "play a card from your hand" : "to play a card",
-      [WaitingFor.TARGET_CHOICE]: mine ? "choose which card to take" : "to choose a card to take",
-      [WaitingFor.KOIKOI_DECISION]: mine ? "call koi-koi or stop" : "to call koi-koi or stop",
-      [WaitingFor.SAGE_DECISION]: mine ? "call sage or shōbu" : "to call sage or shōbu",
-      [WaitingFor.JOIN_DECISION]: mine ? "join the round or drop out" : "to join or drop out",
-    };
-    const kind = view.waiting?.kind ?? WaitingFor.UNSPECIFIED;
-    if (mine) return `Your turn: ${what[kind] ?? "decide"}.`;
-    return `Waiting for ${who(seats, view.turn)} ${what[kind] ?? "to move"}.`;
+    if (view.turn === undefined) return t.table.waitingForGame;
+    const key = WAIT_KEYS[view.waiting?.kind ?? WaitingFor.UNSPECIFIED];
+    if (view.turn === view.viewerSeat) return t.table.yourTurn(key ? t.table.mine[key] : t.table.decide);
+    return t.table.waitingFor(person(seats, view.turn), key);
   }
 
   private drawSeats(view: GameView, seats: Seats): void {
     const holder = byId("seats");
     holder.replaceChildren();
     const hachi = view.kind === GameKind.HACHI_HACHI;
+    const plans = plansOf(view);
     for (const seat of view.seats) {
       const me = seat.seat === view.viewerSeat;
       const level = view.bots[seat.seat] ?? 0;
@@ -444,30 +508,33 @@ export class Table {
         el(
           "h2",
           { id: headingId },
-          me ? `${seat.name} (you)` : seat.name,
-          level ? ` · ${LEVEL_NAMES[level] ?? ""} bot` : "",
-          seat.seat === view.dealer ? " · dealer" : "",
+          me ? `${seat.name}${t.table.youMark}` : seat.name,
+          LEVEL_NAMES[level] ? ` · ${t.table.bot(LEVEL_NAMES[level])}` : "",
+          seat.seat === view.dealer ? ` · ${t.table.dealer}` : "",
           // A bot seat's move comes from the bot workers, a moment later.
-          turn ? (view.botThinkingSeat === seat.seat ? " · thinking" : " · to play") : "",
+          turn ? ` · ${view.botThinkingSeat === seat.seat ? t.table.thinking : t.table.toPlay}` : "",
         ),
       );
       const facts = el("p", { class: "facts" });
       facts.append(
-        hachi
-          ? `Balance ${halves(seat.balanceHalves)}`
-          : `Score ${seat.score}`,
-        ` · ${seat.handSize} card${seat.handSize === 1 ? "" : "s"} in hand`,
+        hachi ? t.table.balance(halves(seat.balanceHalves)) : t.table.score(seat.score),
+        ` · ${t.table.inHand(seat.handSize)}`,
       );
-      if (!hachi && seat.koikoiCalls > 0) facts.append(` · koi-koi ×${seat.koikoiCalls}`);
-      if (hachi && seat.sage) facts.append(" · called sage");
-      if (hachi && seat.participation === Participation.DROPPED) facts.append(" · dropped out");
+      if (!hachi && seat.koikoiCalls > 0) facts.append(` · ${t.table.koikoiCalls(seat.koikoiCalls)}`);
+      if (hachi && seat.participation !== Participation.DROPPED) {
+        const points = cardPoints(seat.captured);
+        const difference = points - 88;
+        facts.append(` · ${t.table.cardPoints(points, `${difference > 0 ? "+" : ""}${t.words.number(difference)}`)}`);
+      }
+      if (hachi && seat.sage) facts.append(` · ${t.table.calledSage}`);
+      if (hachi && seat.participation === Participation.DROPPED) facts.append(` · ${t.table.droppedOut}`);
       panel.append(facts);
       if (!me && seat.handSize > 0) {
         const backs = el("div", { class: "backs", "aria-hidden": "true" });
         for (let i = 0; i < Math.min(seat.handSize, 10); i++) backs.append(picture(backSvg()));
         panel.append(backs);
       }
-      panel.append(this.scoring(seat, hachi), this.captures(seat));
+      panel.append(this.scoring(seat, hachi), reachList(view, seat, plans) ?? "", this.captures(seat));
       holder.append(panel);
     }
   }
@@ -475,16 +542,16 @@ export class Table {
   private scoring(seat: SeatInfo, hachi: boolean): HTMLElement {
     const list = el("ul", { class: "yaku" });
     for (const yaku of seat.yaku) {
-      list.append(el("li", {}, `${yakuName(yaku.id)}: ${pointsText(yaku.points)}`));
+      list.append(el("li", {}, t.table.yakuLine(yakuName(yaku.id), pointsText(yaku.points))));
     }
     if (hachi && seat.teyaku && seat.teyaku.id) {
-      list.append(el("li", {}, `hand: ${yakuName(seat.teyaku.id)} (${seat.teyaku.value})`));
+      list.append(el("li", {}, t.table.teyakuLine(yakuName(seat.teyaku.id), seat.teyaku.value)));
     }
     for (const dekiyaku of seat.dekiyaku) {
-      list.append(el("li", {}, `${yakuName(dekiyaku.id)} (${dekiyaku.value})`));
+      list.append(el("li", {}, t.table.dekiyakuLine(yakuName(dekiyaku.id), dekiyaku.value)));
     }
     if (!list.childElementCount) return el("span", { hidden: true });
-    const total = seat.yakuPoints ? el("p", { class: "yaku-total" }, `Yaku: ${pointsText(seat.yakuPoints)}`) : null;
+    const total = seat.yakuPoints ? el("p", { class: "yaku-total" }, t.table.yakuTotal(pointsText(seat.yakuPoints))) : null;
     const box = el("div", { class: "scoring" });
     append(box, total, list);
     return box;
@@ -493,10 +560,11 @@ export class Table {
   private captures(seat: SeatInfo): HTMLElement {
     const box = el("div", { class: "captures" });
     if (!seat.captured.length) {
-      box.append(el("p", { class: "none" }, "No captures yet."));
+      box.append(el("p", { class: "none" }, t.table.noCaptures));
       return box;
     }
-    for (const [kind, label] of KIND_GROUPS) {
+    for (const kind of KIND_GROUPS) {
+      const label = t.cards.groups[kind];
       const cards = seat.captured.filter((card) => cardInfo(card).kind === kind);
       if (!cards.length) continue;
       const group = el("div", { class: `group ${kind}` }, el("h3", {}, `${label} (${cards.length})`));
@@ -509,7 +577,19 @@ export class Table {
   }
 
   private drawField(view: GameView): void {
-    byId("stock").textContent = `Stock: ${view.stockSize} card${view.stockSize === 1 ? "" : "s"}`;
+    byId("stock").textContent = t.table.stock(view.stockSize);
+    // Hachi-Hachi: the multiplier every payment of the round carries, and the drop fees waiting.
+    const hachi = view.kind === GameKind.HACHI_HACHI && view.fieldMultiplier > 0;
+    const info = byId("field-info");
+    info.hidden = !hachi;
+    info.textContent = hachi
+      ? [
+          t.table.fieldMultiplier(view.fieldMultiplier, view.floorMultiplier),
+          view.tableHalves > 0n ? t.table.dropFees(halves(view.tableHalves)) : "",
+        ]
+          .filter(Boolean)
+          .join(" · ")
+      : "";
     const targets = new Set<number>();
     for (const move of this.myMoves()) {
       if (move.target) targets.add(move.target);
@@ -523,7 +603,7 @@ export class Table {
     }
     const drawn = view.waiting?.drawnCard;
     byId("drawn").replaceChildren(
-      ...(drawn ? [el("span", {}, "Drawn: "), cardImage(drawn)] : []),
+      ...(drawn ? [el("span", {}, t.table.drawn), cardImage(drawn)] : []),
     );
   }
 
@@ -541,7 +621,7 @@ export class Table {
       hand.append(cardButton(card, { playable: playable.has(card), key: `hand-${card}` }));
     }
     if (!view.hand.length && view.viewerSeat !== undefined) {
-      hand.append(el("p", { class: "none" }, "Your hand is empty."));
+      hand.append(el("p", { class: "none" }, t.table.handEmpty));
     }
   }
 
@@ -554,7 +634,7 @@ export class Table {
       // How it was scored: the winner's yaku and multipliers (Koi-Koi), the payments (Hachi-Hachi).
       const details = el("ul", { class: "breakdown" });
       for (const yaku of last.score?.yaku ?? []) {
-        details.append(el("li", {}, `${yakuName(yaku.id)}: ${pointsText(yaku.points)}`));
+        details.append(el("li", {}, t.table.yakuLine(yakuName(yaku.id), pointsText(yaku.points))));
       }
       for (const multiplier of last.score?.multipliers ?? []) {
         details.append(
@@ -562,18 +642,24 @@ export class Table {
             "li",
             {},
             multiplier.factor > 1
-              ? `${multiplierName(multiplier.name)}: ×${multiplier.factor}`
-              : `${multiplierName(multiplier.name)}: +${pointsText(multiplier.addedPoints)}`,
+              ? t.table.multiplierFactor(multiplierName(multiplier.name), multiplier.factor)
+              : t.table.multiplierAdded(multiplierName(multiplier.name), pointsText(multiplier.addedPoints)),
           ),
         );
       }
       for (const payment of last.payments) {
-        const reason = payment.combination ? ` (${yakuName(payment.combination)})` : "";
+        const from = party(seats, payment.fromSeat);
+        const to = party(seats, payment.toSeat);
         details.append(
           el(
             "li",
             {},
-            `${party(seats, payment.fromSeat)} → ${party(seats, payment.toSeat)}: ${halves(payment.amountHalves)}${reason}`,
+            t.table.payment(
+              from.you ? t.words.you : from.name,
+              to.you ? t.words.you : to.name,
+              halves(payment.amountHalves),
+              payment.combination ? yakuName(payment.combination) : undefined,
+            ),
           ),
         );
       }
@@ -586,7 +672,7 @@ export class Table {
         "table",
         { id: "final" },
         el("caption", {}, gameSummary(seats, result)),
-        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, hachi ? "Balance" : "Score"))),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t.table.player), el("th", { scope: "col" }, hachi ? t.table.balanceColumn : t.table.scoreColumn))),
       );
       const body = el("tbody");
       view.seats.forEach((seat, index) => {
@@ -596,54 +682,47 @@ export class Table {
         body.append(el("tr", {}, el("th", { scope: "row" }, seat.name), el("td", {}, value)));
       });
       table.append(body);
-      box.append(el("h2", {}, "Game over"), table);
+      box.append(el("h2", {}, t.table.gameOverTitle), table);
       if (view.viewerSeat !== undefined) {
-        box.append(el("p", {}, el("button", { type: "button", id: "review" }, "Review my game with the expert")));
+        box.append(el("p", {}, el("button", { type: "button", id: "review" }, t.table.review)));
       }
-      box.append(el("p", {}, el("a", { href: "#", id: "again" }, "Start a new game")));
+      const sheet = el("div", { id: "final-sheet" }, el("p", {}, t.rounds.loading));
+      box.append(el("h3", {}, t.rounds.sheetTitle), sheet);
+      void this.fillSheet(view, sheet);
+      if (view.viewerSeat !== undefined) {
+        const again = el("button", { type: "button", id: "again-same" }, t.rounds.playAgain);
+        again.addEventListener("click", () => {
+          again.disabled = true;
+          playAgain(this.referee, view).catch((error: unknown) => {
+            again.disabled = false;
+            again.after(el("p", { role: "alert" }, t.rounds.playAgainFailed(error instanceof Error ? error.message : String(error))));
+          });
+        });
+        box.append(el("p", {}, again));
+      }
+      box.append(el("p", {}, el("a", { href: "#", id: "again" }, t.table.newGame)));
     }
   }
 
-  private drawInvitations(): void {
+  /** Shows or hides the invitation panel (the friends' links for the host, the spectators' link). */
+  private toggleInvitations(open: boolean): void {
     const box = byId("invites");
-    const friends = this.place.token ? invitations(this.place.game) : [];
-    box.hidden = false;
-    const list = el("ul");
-    for (const friend of friends) {
-      const id = `invite-${friend.seat}`;
-      list.append(
-        el(
-          "li",
-          {},
-          el("label", { for: id }, `Link for ${friend.name} (seat ${friend.seat + 1})`),
-          " ",
-          el("input", { id, readonly: true, value: friend.link, class: "invite-link", "data-seat": friend.seat }),
-        ),
-      );
+    if (open) {
+      box.replaceChildren(...invitationPanel(this.place, () => this.toggleInvitations(false)));
     }
-    const watchId = "invite-watch";
-    list.append(
-      el(
-        "li",
-        {},
-        el("label", { for: watchId }, "Link for spectators"),
-        " ",
-        el("input", { id: watchId, readonly: true, value: linkTo({ game: this.place.game, token: "" }) }),
-      ),
-    );
-    box.replaceChildren(
-      el("summary", {}, friends.length ? "Invitation links" : "Spectator link"),
-      el("p", {}, friends.length ? "Send each friend their own link: it holds their seat." : "Anyone with this link can watch."),
-      list,
-    );
+    box.hidden = !open;
+    byId("invites-open").setAttribute("aria-expanded", String(open));
+    if (open) box.querySelector<HTMLElement>("button.copy")?.focus();
+    else byId("invites-open").focus();
   }
+
 
   private drawClock(): void {
     const view = this.view;
     const box = byId("turn-clock");
     const clock = view?.clock;
     if (!view || !clock || view.status !== GameStatus.IN_PROGRESS || clock.seat === undefined) {
-      box.textContent = view?.clock?.options?.moveSeconds ? "" : "No clock";
+      box.textContent = view?.clock?.options?.moveSeconds ? "" : t.table.noClock;
       box.hidden = !view?.clock?.options?.moveSeconds;
       return;
     }
@@ -651,19 +730,65 @@ export class Table {
     const now = Date.now();
     const move = timeOf(clock.moveDeadline);
     const deadline = timeOf(clock.deadline);
-    const whose = who(this.seats(view), clock.seat);
+    const whose = person(this.seats(view), clock.seat);
     if (move !== undefined && move > now) {
-      box.textContent = `${whose === "you" ? "Your" : `${whose}'s`} time: ${clockText(move - now)}`;
+      box.textContent = t.table.time(whose, clockText(move - now));
     } else if (deadline !== undefined) {
-      box.textContent = `${whose === "you" ? "Your" : `${whose}'s`} reserve: ${clockText(deadline - now)}`;
+      box.textContent = t.table.reserve(whose, clockText(deadline - now));
     }
     box.classList.toggle("low", move !== undefined && move - now < 10_000);
   }
 
   // Decisions -----------------------------------------------------------------------------------
 
+  /** Opens the summary of the first round not dismissed yet; whether one is open. */
+  private showSummary(): boolean {
+    const dialog = byId<HTMLDialogElement>("round-summary");
+    if (dialog.open) return true;
+    const next = this.summaries[0];
+    if (!next?.view) return false;
+    byId("round-summary-title").textContent = t.rounds.summaryTitle(next.result.round);
+    const view = next.view;
+    const running = el("div", { class: "running" }, el("p", {}, t.rounds.loading));
+    byId("round-summary-body").replaceChildren(summaryContent(view, this.seats(view), next.result), running);
+    // The totals after the round, from the log (as the sheet): read while the summary is shown.
+    void loadRounds(this.referee, this.place)
+      .then((results) => running.replaceChildren(runningTotals(view, sheetRows(view, results, startingTotals(view)), next.result.round)))
+      .catch((error: unknown) => running.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error)))));
+    dialog.showModal();
+    byId("round-summary-close").focus();
+    return true;
+  }
+
+  /** Fills `holder` with the score sheet read from the game's log. */
+  private async fillSheet(view: GameView, holder: HTMLElement): Promise<void> {
+    try {
+      const results = await loadRounds(this.referee, this.place);
+      const start = startingTotals(view);
+      holder.replaceChildren(
+        results.length ? sheetTable(view, sheetRows(view, results, start), start) : el("p", {}, t.rounds.noRounds),
+      );
+    } catch (error) {
+      holder.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error))));
+    }
+  }
+
+  private async showSheet(): Promise<void> {
+    const view = this.view;
+    if (!view) return;
+    byId("sheet-title").textContent = t.rounds.sheetTitle;
+    const body = byId("sheet-body");
+    body.replaceChildren(el("p", {}, t.rounds.loading));
+    const dialog = byId<HTMLDialogElement>("sheet");
+    if (!dialog.open) dialog.showModal();
+    byId("sheet-close").focus();
+    await this.fillSheet(view, body);
+  }
+
   private drawDecision(view: GameView): void {
     if (this.busy) return;
+    // A round's summary is read first: the next decision opens once it is dismissed.
+    if (byId<HTMLDialogElement>("round-summary").open) return;
     const moves = this.myMoves().filter((move) => move.kind !== MoveKind.PLAY);
     if (!moves.length) {
       if (!this.pendingChoice) this.closeDecision();
@@ -672,21 +797,21 @@ export class Table {
     this.pendingChoice = undefined;
     const kind = view.waiting?.kind ?? WaitingFor.UNSPECIFIED;
     const me = view.viewerSeat !== undefined ? view.seats[view.viewerSeat] : undefined;
-    let title = "Your decision";
+    let title = t.table.decisionTitle;
     let text = "";
     if (kind === WaitingFor.KOIKOI_DECISION) {
-      title = "Koi-koi or stop?";
-      text = `Your yaku are worth ${pointsText(me?.yakuPoints ?? 0)}. Stop to score them now, or call koi-koi to play on for more.`;
+      title = t.table.koikoiTitle;
+      text = t.table.koikoiText(pointsText(me?.yakuPoints ?? 0));
     } else if (kind === WaitingFor.SAGE_DECISION) {
-      title = "Sage or shōbu?";
-      text = "Sage plays on for more; shōbu ends the round now.";
+      title = t.table.sageTitle;
+      text = t.table.sageText;
     } else if (kind === WaitingFor.JOIN_DECISION) {
-      title = "Join or drop out?";
-      text = "Join this round, or drop out of it.";
+      title = t.table.joinTitle;
+      text = t.table.joinText;
     } else if (kind === WaitingFor.TARGET_CHOICE) {
-      title = "Choose a card to take";
+      title = t.table.chooseTitle;
       const drawn = view.waiting?.drawnCard;
-      text = drawn ? `${cardName(drawn)} matches more than one card of the field.` : "";
+      text = drawn ? t.table.matchesMore(cardName(drawn)) : "";
     }
     this.openDecision(`${view.version}:${kind}`, title, text, moves, false);
   }
@@ -700,16 +825,17 @@ export class Table {
     const holder = byId("decision-moves");
     holder.replaceChildren(
       ...moves.map((move, index) => {
-        const button = el("button", { type: "button", "data-move": index, class: "move" });
+        // data-kind names the move whatever the language (tests and styles read it).
+        const button = el("button", { type: "button", "data-move": index, "data-kind": moveKey(move), class: "move" });
         if (move.kind === MoveKind.CHOOSE_TARGET || (move.kind === MoveKind.PLAY && move.target)) {
-          button.append(picture(cardSvg(move.target)), el("span", {}, `Take ${cardName(move.target)}`));
+          button.append(picture(cardSvg(move.target)), el("span", {}, t.table.takeCard(cardName(move.target))));
         } else {
           button.textContent = moveLabel(move);
         }
         return button;
       }),
     );
-    if (cancellable) holder.append(el("button", { type: "button", "data-move": "cancel" }, "Cancel"));
+    if (cancellable) holder.append(el("button", { type: "button", "data-move": "cancel" }, t.table.cancel));
     if (!dialog.open) dialog.showModal();
     holder.querySelector("button")?.focus();
   }

@@ -1,6 +1,6 @@
 /**
- * The game told in words: each event as a sentence for the table's live region, and the names of
- * moves, yaku and results.
+ * The game told in words, in the table's language (`i18n/`): each event as a sentence for the
+ * table's live region, and the names of moves, yaku and results.
  */
 
 import {
@@ -14,6 +14,15 @@ import {
   type RoundResult,
 } from "@hanafuda-referee/client";
 import { shortName } from "./cards.js";
+import { t } from "./i18n/language.js";
+import type {
+  GameEndKey,
+  MoveKey,
+  MultiplierId,
+  RoundEndKey,
+  Who,
+  YakuId,
+} from "./i18n/strings.js";
 
 /** Who sits where: `names[seat]`, and the viewer's seat (told as "you"). */
 export interface Seats {
@@ -21,121 +30,100 @@ export interface Seats {
   readonly me: number | undefined;
 }
 
-export function who(seats: Seats, seat: number | undefined): string {
-  if (seat === undefined) return "nobody";
-  if (seat === seats.me) return "you";
-  return seats.names[seat] ?? `seat ${seat + 1}`;
+/** A seat for a sentence: its name, and whether it is the viewer's. */
+export function person(seats: Seats, seat: number | undefined): Who {
+  if (seat === undefined) return { name: t.words.nobody, you: false };
+  return { name: seats.names[seat] ?? t.words.seat(seat + 1), you: seat === seats.me };
 }
 
 /** A party to a payment: a seat, or the table (drop fees) when none is named. */
-export function party(seats: Seats, seat: number | undefined): string {
-  return seat === undefined ? "the table" : who(seats, seat);
+export function party(seats: Seats, seat: number | undefined): Who {
+  return seat === undefined ? { name: t.words.theTable, you: false } : person(seats, seat);
 }
 
-function cards(list: readonly number[]): string {
-  return list.map((card) => shortName(card)).join(", ");
+function cards(list: readonly number[]): string[] {
+  return list.map((card) => shortName(card));
 }
 
-/** An amount in halves of a point (Hachi-Hachi), as points: `7`, `-2.5`. */
+/** An amount in halves of a point (Hachi-Hachi), as points: `7`, `-2.5` (`-2,5` in French). */
 export function halves(amount: bigint | number): string {
-  const value = Number(amount) / 2;
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return t.words.number(Number(amount) / 2);
 }
 
 /** A number of points with its noun: "1 point", "7 points", "-2.5 points". */
 export function pointsText(amount: number | string): string {
-  return `${amount} ${Number(amount) === 1 ? "point" : "points"}`;
+  return t.words.points(typeof amount === "number" ? t.words.number(amount) : amount, Number(amount));
 }
 
-/** Koi-Koi's multipliers in a player's words, by the referee's id. */
-const MULTIPLIERS: Record<string, string> = {
-  "seven-or-more": "7 points or more, doubled",
-  "own-koikoi": "after your own koi-koi, doubled",
-  "own-koikoi-bonus": "bonus for your own koi-koi calls",
-  "opponent-koikoi": "won after the opponent's koi-koi",
-  "all-calls-plus-one": "every koi-koi call, plus one",
-  "counter-seven": "a stop at 7 or more against a koi-koi, doubled",
+/** Koi-Koi's multipliers in a player's words, by the referee's name (`seven-or-more`). */
+export function multiplierName(id: string): string {
+  // The proto's comment spells the names with underscores: accept both.
+  const key = id.replace(/_/g, "-");
+  return t.multipliers[key as MultiplierId] ?? key.replace(/-/g, " ");
+}
+
+/** A yaku, teyaku or dekiyaku id in a beginner's words (an id the table does not know: spaced). */
+export function yakuName(id: string): string {
+  return t.yaku[id as YakuId] ?? id.replace(/-/g, " ");
+}
+
+const MOVE_KEYS: Record<number, MoveKey> = {
+  [MoveKind.PLAY]: "play",
+  [MoveKind.CHOOSE_TARGET]: "take",
+  [MoveKind.KOIKOI]: "koikoi",
+  [MoveKind.STOP]: "stop",
+  [MoveKind.SAGE]: "sage",
+  [MoveKind.SHOBU]: "shobu",
+  [MoveKind.JOIN]: "join",
+  [MoveKind.DROP]: "drop",
+  [MoveKind.RESIGN]: "resign",
 };
 
-/** A multiplier id as words (an id the table does not know is shown with spaces). */
-export function multiplierName(id: string): string {
-  return MULTIPLIERS[id] ?? yakuName(id);
-}
-
-/** A yaku or dekiyaku id as words: `ino-shika-cho` stays, `five-brights` becomes `five brights`. */
-export function yakuName(id: string): string {
-  return id.replace(/-/g, " ");
+/** The kind of a move as the words name it (`stop`, `shobu`...). */
+export function moveKey(move: Move): MoveKey {
+  return MOVE_KEYS[move.kind] ?? "other";
 }
 
 /** A move as a button says it. */
 export function moveLabel(move: Move): string {
-  switch (move.kind) {
-    case MoveKind.PLAY:
-      return `Play ${shortName(move.card)}`;
-    case MoveKind.CHOOSE_TARGET:
-      return `Take ${shortName(move.target)}`;
-    case MoveKind.KOIKOI:
-      return "Koi-koi (go on)";
-    case MoveKind.STOP:
-      return "Stop (score now)";
-    case MoveKind.SAGE:
-      return "Sage (go on)";
-    case MoveKind.SHOBU:
-      return "Shōbu (end the round)";
-    case MoveKind.JOIN:
-      return "Join the round";
-    case MoveKind.DROP:
-      return "Drop out";
-    case MoveKind.RESIGN:
-      return "Resign";
-    default:
-      return "Move";
-  }
+  const key = moveKey(move);
+  const card = key === "play" ? shortName(move.card) : key === "take" ? shortName(move.target) : "";
+  return t.moves.label(key, card);
 }
 
-const ROUND_ENDS: Record<number, string> = {
-  [RoundEnd.DEAL_CHECK]: "a deal check",
-  [RoundEnd.STOP]: "a stop",
-  [RoundEnd.EXHAUSTION]: "exhausted hands",
-  [RoundEnd.DEALER_EMPTY]: "the dealer's empty hand",
-  [RoundEnd.SHOBU]: "shōbu",
-  [RoundEnd.SAGE_OVERTAKEN]: "a sage overtaken",
-  [RoundEnd.CARD_COUNT]: "the card count",
+const ROUND_ENDS: Record<number, RoundEndKey> = {
+  [RoundEnd.DEAL_CHECK]: "dealCheck",
+  [RoundEnd.STOP]: "stop",
+  [RoundEnd.EXHAUSTION]: "exhaustion",
+  [RoundEnd.DEALER_EMPTY]: "dealerEmpty",
+  [RoundEnd.SHOBU]: "shobu",
+  [RoundEnd.SAGE_OVERTAKEN]: "sageOvertaken",
+  [RoundEnd.CARD_COUNT]: "cardCount",
 };
 
-const GAME_ENDS: Record<number, string> = {
-  [GameEnd.ROUNDS_PLAYED]: "every round played",
-  [GameEnd.OUT_OF_POINTS]: "a player out of points",
-  [GameEnd.TARGET_REACHED]: "the target reached",
-  [GameEnd.RESIGNED]: "a resignation",
+const GAME_ENDS: Record<number, GameEndKey> = {
+  [GameEnd.ROUNDS_PLAYED]: "roundsPlayed",
+  [GameEnd.OUT_OF_POINTS]: "outOfPoints",
+  [GameEnd.TARGET_REACHED]: "targetReached",
+  [GameEnd.RESIGNED]: "resigned",
 };
 
 export function roundSummary(seats: Seats, result: RoundResult): string {
-  const end = ROUND_ENDS[result.end] ?? "its end";
-  const winner =
-    result.winner === undefined
-      ? "no winner"
-      : `${who(seats, result.winner)} ${result.winner === seats.me ? "win" : "wins"}`;
-  const points = result.score && result.score.points > 0 ? ` with ${pointsText(result.score.points)}` : "";
-  // The deal check is named by the end itself; saying it twice ("a deal check (deal check)") reads as a bug.
-  const check =
-    result.dealCheck !== DealCheck.UNSPECIFIED && !end.includes("deal check") ? " (deal check)" : "";
-  return `Round ${result.round} ended by ${end}${check}: ${winner}${points}.`;
+  const key = ROUND_ENDS[result.end];
+  const end = key ? t.roundEnds[key] : "";
+  const points = result.score && result.score.points > 0 ? pointsText(result.score.points) : undefined;
+  // The deal check is named by the end itself; saying it twice reads as a bug.
+  const check = result.dealCheck !== DealCheck.UNSPECIFIED && key !== "dealCheck";
+  const winner = result.winner === undefined ? undefined : person(seats, result.winner);
+  return t.story.roundSummary(result.round, end, check, winner, points);
 }
 
 export function gameSummary(seats: Seats, result: GameResult): string {
-  const end = GAME_ENDS[result.end] ?? "its end";
-  let outcome: string;
-  if (result.draw) outcome = "a draw";
-  else if (result.winner === undefined) outcome = "no winner";
-  else outcome = `${who(seats, result.winner)} ${result.winner === seats.me ? "win" : "wins"}`;
-  const resigned =
-    result.resigned !== undefined ? ` ${capital(who(seats, result.resigned))} resigned.` : "";
-  return `Game over by ${end}: ${outcome}.${resigned}`;
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const key = GAME_ENDS[result.end];
+  const end = key ? t.gameEnds[key] : "";
+  const winner = result.winner === undefined ? undefined : person(seats, result.winner);
+  const resigned = result.resigned === undefined ? undefined : person(seats, result.resigned);
+  return t.story.gameSummary(end, result.draw, winner, resigned);
 }
 
 /**
@@ -144,67 +132,71 @@ function capital(text: string): string {
  * the stock after a play is that player's draw).
  */
 export function describe(seats: Seats, event: Event, lastActor?: number): string | undefined {
-  const actor = who(seats, event.actor ?? lastActor);
-  const Actor = capital(actor);
+  const actor = person(seats, event.actor ?? lastActor);
+  const at = (seat: number | undefined): Who => person(seats, seat);
+  const story = t.story;
   const kind = event.kind;
   switch (kind.case) {
     case "gameCreated":
-      return `A game of ${kind.value.players.length} players begins.`;
+      return story.gameCreated(kind.value.players.length);
     case "roundDealt":
-      return `Round ${kind.value.round} is dealt (month ${kind.value.month}); ${who(seats, kind.value.dealer)} deal${kind.value.dealer === seats.me ? "" : "s"}.`;
-    case "cardPlayed": {
-      const taken = kind.value.captured.length
-        ? `, taking ${cards(kind.value.captured)}`
-        : " to the field";
-      return `${Actor} played ${shortName(kind.value.card)}${taken}.`;
-    }
-    case "cardDrawn": {
-      const taken = kind.value.captured.length
-        ? `, taking ${cards(kind.value.captured)}`
-        : ", to the field";
-      return `${Actor} drew ${shortName(kind.value.card)}${taken}.`;
-    }
+      return story.roundDealt(kind.value.round, kind.value.month, at(kind.value.dealer));
+    case "cardPlayed":
+      return story.played(actor, shortName(kind.value.card), cards(kind.value.captured));
+    case "cardDrawn":
+      return story.drew(actor, shortName(kind.value.card), cards(kind.value.captured));
     case "targetRequired":
-      return `${capital(who(seats, kind.value.seat))} must choose which card ${shortName(kind.value.card)} takes.`;
+      return story.targetRequired(at(kind.value.seat), shortName(kind.value.card));
     case "targetChosen":
-      return `${Actor} took ${cards(kind.value.captured)} with ${shortName(kind.value.card)}.`;
+      return story.targetChosen(actor, cards(kind.value.captured), shortName(kind.value.card));
     case "yakuFormed":
-      return `${capital(who(seats, kind.value.seat))} formed ${kind.value.yaku.map((y) => yakuName(y.id)).join(", ")}: ${pointsText(kind.value.points)}.`;
+      return story.yakuFormed(
+        at(kind.value.seat),
+        kind.value.yaku.map((y) => yakuName(y.id)),
+        pointsText(kind.value.points),
+      );
     case "koikoiCalled":
-      return `${capital(who(seats, kind.value.seat))} called koi-koi (${kind.value.calls}).`;
+      return story.koikoiCalled(at(kind.value.seat), kind.value.calls);
     case "stopped":
-      return `${capital(who(seats, kind.value.seat))} stopped${kind.value.automatic ? " (automatically)" : ""}.`;
+      return story.stopped(at(kind.value.seat), kind.value.automatic);
     case "roundEnded":
-      return kind.value.result ? roundSummary(seats, kind.value.result) : "The round ended.";
+      return kind.value.result ? roundSummary(seats, kind.value.result) : story.roundEnded;
     case "gameEnded":
-      return kind.value.result ? gameSummary(seats, kind.value.result) : "The game is over.";
+      return kind.value.result ? gameSummary(seats, kind.value.result) : story.gameOver;
     case "participationDecided":
-      return `${capital(who(seats, kind.value.seat))} ${kind.value.joined ? "joined" : "dropped out"}${kind.value.forced ? " (forced)" : ""}.`;
+      return story.participation(at(kind.value.seat), kind.value.joined, kind.value.forced);
     case "teyakuDeclared":
-      return `${capital(who(seats, kind.value.seat))} declared ${yakuName(kind.value.teyaku?.id ?? "a hand")}.`;
+      return story.teyakuDeclared(
+        at(kind.value.seat),
+        kind.value.teyaku?.id ? yakuName(kind.value.teyaku.id) : story.aHand,
+      );
     case "dekiyakuFormed":
-      return `${capital(who(seats, kind.value.seat))} formed ${kind.value.dekiyaku.map((d) => yakuName(d.id)).join(", ")}.`;
+      return story.dekiyakuFormed(at(kind.value.seat), kind.value.dekiyaku.map((d) => yakuName(d.id)));
     case "sageCalled":
-      return `${capital(who(seats, kind.value.seat))} called sage.`;
+      return story.sageCalled(at(kind.value.seat));
     case "shobuCalled":
-      return `${capital(who(seats, kind.value.seat))} called shōbu.`;
+      return story.shobuCalled(at(kind.value.seat));
     case "sageOvertaken":
-      return `${capital(who(seats, kind.value.overtaker))} overtook ${who(seats, kind.value.sageCaller)}'s sage.`;
+      return story.sageOvertaken(at(kind.value.overtaker), at(kind.value.sageCaller));
     case "paymentMade": {
       const payment = kind.value.payment;
       if (!payment) return undefined;
-      return `${capital(party(seats, payment.fromSeat))} paid ${halves(payment.amountHalves)} to ${party(seats, payment.toSeat)}.`;
+      return story.paid(
+        party(seats, payment.fromSeat),
+        halves(payment.amountHalves),
+        party(seats, payment.toSeat),
+      );
     }
     case "lightningCollected":
-      return `${capital(who(seats, kind.value.seat))} collected the lightning month ${kind.value.month}.`;
+      return story.lightning(at(kind.value.seat), kind.value.month);
     case "resigned":
-      return `${capital(who(seats, kind.value.seat))} resigned${kind.value.timedOut ? " (out of time)" : ""}.`;
+      return story.resigned(at(kind.value.seat), kind.value.timedOut);
     case "decisionTimedOut":
-      return `${capital(who(seats, kind.value.seat))} ran out of time; the referee decided for ${kind.value.seat === seats.me ? "you" : "them"}${kind.value.move ? ": " + moveLabel(kind.value.move) : ""}.`;
+      return story.timedOut(at(kind.value.seat), kind.value.move ? moveLabel(kind.value.move) : undefined);
     case "dealCheckFired":
-      return "A deal check fired.";
+      return story.dealCheck;
     case "redealt":
-      return "The cards are dealt again.";
+      return story.redealt;
     default:
       return undefined;
   }
