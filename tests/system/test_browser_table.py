@@ -288,6 +288,13 @@ def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
     for _ in range(10):
         page.goto(referee.http_url + "/")
         start_game(page, "hachihachi", ["greedy", "random", "expert"])
+        # The bots before seat 1 decide on the bot workers, a moment later (longer on a busy
+        # machine): wait until seat 1 is asked, or the drop phase went on without asking it.
+        page.wait_for_function(
+            """() => document.getElementById("decision").open
+              || !/join/i.test(document.getElementById("status").textContent)""",
+            timeout=60_000,
+        )
         if state(page)["dialog"] and page.inner_text("#decision-title") == "Join or drop out?":
             break
     else:
