@@ -517,11 +517,24 @@ MOVE_LABELS = {
 }
 
 
+def _read_dialog(page: Page, texts: list[str] | None, pictured: list[int] | None) -> None:
+    if texts is not None:
+        texts.append(page.inner_text("#decision-text"))
+    if pictured is not None:
+        pictured.append(page.locator("#decision-text .about").count())
+
+
 def play_script_at_seat_0(
-    referee: RefereeProcess, page: Page, request: service_pb2.CreateGameRequest, script: Any
+    referee: RefereeProcess,
+    page: Page,
+    request: service_pb2.CreateGameRequest,
+    script: Any,
+    texts: list[str] | None = None,
+    pictured: list[int] | None = None,
 ) -> list[str]:
     """Creates the game, opens seat 0's table and plays ``script`` (its seat-0 steps by clicks,
-    the others over HTTP); the titles of the dialogs the page opened, in order."""
+    the others over HTTP); the titles of the dialogs the page opened, in order. ``texts`` and
+    ``pictured`` collect each dialog's text and how many card pictures its text holds."""
     created = httpx.post(
         f"{referee.http_url}/v1/games", json=json_format.MessageToDict(request), timeout=10
     )
@@ -548,12 +561,14 @@ def play_script_at_seat_0(
                 page.click(card)
                 page.wait_for_selector("#decision[open]")
                 titles.append(page.inner_text("#decision-title"))
+                _read_dialog(page, texts, pictured)
                 page.click(f'#decision-moves button:has-text("Take {target}")')
             else:
                 page.click(card)
         else:
             page.wait_for_selector("#decision[open]")
             titles.append(page.inner_text("#decision-title"))
+            _read_dialog(page, texts, pictured)
             page.click(f'#decision-moves button:text-is("{MOVE_LABELS[move.kind]}")')
         page.wait_for_selector(f'#table[data-version="{number + 1}"]:not([aria-busy])')
         title = DIALOG_TITLES.get(step.waiting)
@@ -567,8 +582,12 @@ def play_script_at_seat_0(
 def test_the_koikoi_decision_comes_as_a_dialog(referee: RefereeProcess, browser: Browser) -> None:
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
-    titles = play_script_at_seat_0(referee, page, koikoi_request(), KOIKOI_SCRIPT)
+    texts: list[str] = []
+    titles = play_script_at_seat_0(referee, page, koikoi_request(), KOIKOI_SCRIPT, texts)
     assert titles == ["Koi-koi or stop?"]
+    # The numbers of the choice: what the yaku are worth, and what going on risks.
+    assert re.search(r"Your yaku are worth \d+ points?\.", texts[0]), texts
+    assert re.search(r"Going on risks it: Bob still holds \d+ cards?, with yaku worth", texts[0])
     assert page.inner_text("#status").startswith("Game over")
     story = page.inner_text("#events")
     assert "You called koi-koi (1)." in story and "Bob" in story
@@ -581,8 +600,12 @@ def test_the_sage_decision_and_a_target_choice_come_as_dialogs(
 ) -> None:
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
-    titles = play_script_at_seat_0(referee, page, hachi_request(), HACHI_SCRIPT)
+    texts: list[str] = []
+    pictured: list[int] = []
+    titles = play_script_at_seat_0(referee, page, hachi_request(), HACHI_SCRIPT, texts, pictured)
     assert titles == ["Choose a card to take", "Sage or shōbu?"]
+    # The card a target choice is about is shown in the dialog, which covers the table.
+    assert pictured[0] == 1
     shot(page, "hachihachi-after-shobu")
     assert page.inner_text("#status").startswith("Game over")
     assert "You called shōbu." in page.inner_text("#events")

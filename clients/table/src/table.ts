@@ -327,6 +327,7 @@ export class Table {
         t.table.matchesMore(cardName(card)),
         moves,
         true,
+        card,
       );
     }
   }
@@ -802,9 +803,17 @@ export class Table {
     if (kind === WaitingFor.KOIKOI_DECISION) {
       title = t.table.koikoiTitle;
       text = t.table.koikoiText(pointsText(me?.yakuPoints ?? 0));
+      const opponent = view.seats.find((seat) => seat.seat !== view.viewerSeat);
+      if (opponent && view.hand.length > 0) {
+        text += ` ${t.table.koikoiRisk(opponent.name, opponent.handSize, pointsText(opponent.yakuPoints))}`;
+      }
     } else if (kind === WaitingFor.SAGE_DECISION) {
       title = t.table.sageTitle;
       text = t.table.sageText;
+    }
+    if ((kind === WaitingFor.KOIKOI_DECISION || kind === WaitingFor.SAGE_DECISION) && !view.hand.length) {
+      // TABLE.md: the dialog says so when going on can gain nothing.
+      text += ` ${t.table.nothingLeft}`;
     } else if (kind === WaitingFor.JOIN_DECISION) {
       title = t.table.joinTitle;
       text = t.table.joinText;
@@ -813,15 +822,25 @@ export class Table {
       const drawn = view.waiting?.drawnCard;
       text = drawn ? t.table.matchesMore(cardName(drawn)) : "";
     }
-    this.openDecision(`${view.version}:${kind}`, title, text, moves, false);
+    const about = kind === WaitingFor.TARGET_CHOICE ? view.waiting?.drawnCard : undefined;
+    this.openDecision(`${view.version}:${kind}`, title, text, moves, false, about);
   }
 
-  private openDecision(key: string, title: string, text: string, moves: Move[], cancellable: boolean): void {
+  private openDecision(
+    key: string,
+    title: string,
+    text: string,
+    moves: Move[],
+    cancellable: boolean,
+    about?: Card,
+  ): void {
     const dialog = byId<HTMLDialogElement>("decision");
     if (dialog.open && this.decisionKey === key) return;
     this.decisionKey = key;
     byId("decision-title").textContent = title;
     byId("decision-text").textContent = text;
+    // The card the decision is about is in the dialog, which covers the table.
+    if (about) byId("decision-text").prepend(el("span", { class: "about" }, picture(cardSvg(about))));
     const holder = byId("decision-moves");
     holder.replaceChildren(
       ...moves.map((move, index) => {

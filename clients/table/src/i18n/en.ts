@@ -330,6 +330,9 @@ export const en: Strings = {
     koikoiTitle: "Koi-koi or stop?",
     koikoiText: (points) =>
       `Your yaku are worth ${points}. Stop to score them now, or call koi-koi to play on for more.`,
+    koikoiRisk: (opponent, cards, points) =>
+      `Going on risks it: ${opponent} still holds ${cards} card${cards === 1 ? "" : "s"}, with yaku worth ${points} so far, and scores first if they form one.`,
+    nothingLeft: "You have no card left to play: going on can gain nothing more.",
     sageTitle: "Sage or shōbu?",
     sageText: "Sage plays on for more; shōbu ends the round now.",
     joinTitle: "Join or drop out?",

@@ -343,6 +343,9 @@ export const fr: Strings = {
     koikoiTitle: "Koi-koi ou stop ?",
     koikoiText: (points) =>
       `Vos yaku valent ${points}. Arrêtez pour les marquer maintenant, ou dites koi-koi pour continuer et gagner plus.`,
+    koikoiRisk: (opponent, cards, points) =>
+      `Continuer a un risque : ${opponent} a encore ${cards} carte${cards > 1 ? "s" : ""} en main et des yaku valant ${points} pour l'instant, et marque d'abord s'il en forme un.`,
+    nothingLeft: "Vous n'avez plus de carte à jouer : continuer ne peut plus rien vous rapporter.",
     sageTitle: "Sage ou shōbu ?",
     sageText: "Sage continue pour gagner plus ; shōbu finit la manche maintenant.",
     joinTitle: "Jouer ou se retirer ?",

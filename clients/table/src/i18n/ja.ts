@@ -301,6 +301,9 @@ export const ja: Strings = {
     koikoiTitle: "こいこいか、あがりか？",
     koikoiText: (points) =>
       `あなたの役は${points}です。あがれば今この点を得ます。こいこいすれば続けて、さらに点を狙います。`,
+    koikoiRisk: (opponent, cards, points) =>
+      `続ける危険：${opponent}は手札がまだ${cards}枚あり、今の役は${points}です。先に役を作られると相手の得点になります。`,
+    nothingLeft: "もう出せる札がありません。続けても得るものはありません。",
     sageTitle: "サゲか勝負か？",
     sageText: "サゲは続けてさらに狙い、勝負はこの回を今終えます。",
     joinTitle: "参加か降りるか？",

@@ -222,6 +222,10 @@ export interface Strings {
     decisionTitle: string;
     koikoiTitle: string;
     koikoiText(points: string): string;
+    /** What going on risks in Koi-Koi: the opponent's cards in hand and yaku so far. */
+    koikoiRisk(opponent: string, cards: number, points: string): string;
+    /** Said at koi-koi or sage when the seat has no card left to play. */
+    nothingLeft: string;
     sageTitle: string;
     sageText: string;
     joinTitle: string;
