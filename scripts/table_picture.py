@@ -127,7 +127,7 @@ def main() -> None:
                     page.wait_for_timeout(300)
                 # The bot's answer on screen, then the shot.
                 page.wait_for_function(
-                    "document.getElementById('table').dataset.myTurn === 'true'"
+                    "() => document.getElementById('table').dataset.myTurn === 'true'"
                     " || document.getElementById('table').dataset.status === 'over'",
                     timeout=30_000,
                 )

@@ -1301,3 +1301,33 @@ def test_a_link_with_a_wrong_seat_says_so_plainly_in_the_players_language(
     page.click("#status a")
     page.wait_for_selector("#lobby:not([hidden])")
     assert page.inner_text("#lobby-title") == "Nouvelle partie"
+
+
+#: Collects, from now on, the animation of every card marked as arrived (a later version may
+#: redraw the table before a test reads it).
+WATCH_ARRIVALS = """() => {
+  window.arrived = [];
+  new MutationObserver(() => {
+    for (const card of document.querySelectorAll('.card.arrive')) {
+      window.arrived.push(getComputedStyle(card).animationName);
+    }
+  }).observe(document.getElementById('table'), { subtree: true, childList: true });
+}"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_cards_that_arrive_move_in_unless_motion_is_reduced(
+    referee: RefereeProcess, browser: Browser, motion: str
+) -> None:
+    """TABLE.md, "Motion": after a play, the cards that came to the field or a pile move in
+    briefly; under ``prefers-reduced-motion`` nothing moves."""
+    watched = open_page(browser, referee.http_url + "/", reduced_motion=motion)
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"])
+    page.wait_for_selector("#table[data-my-turn='true']")
+    page.evaluate(WATCH_ARRIVALS)
+    page.locator("#hand button.card.playable").first.click()
+    page.wait_for_function("() => window.arrived.length > 0")
+    names = set(page.evaluate("window.arrived"))
+    assert names == ({"none"} if motion == "reduce" else {"arrive"}), names
+    watched.assert_clean()

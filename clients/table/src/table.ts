@@ -454,6 +454,7 @@ export class Table {
     this.drawSeats(view, seats);
     this.drawField(view);
     this.drawHand(view);
+    this.markArrivals();
     this.drawResults(view, seats);
     // A round's summary waits for the player, with the view of its version (the totals after it);
     // at the game's end the results panel shows the same and the sheet.
@@ -469,6 +470,35 @@ export class Table {
         document.querySelector<HTMLElement>("#hand button.playable, #hand button.card");
       again?.focus();
     }
+  }
+
+  /** Where each card was at the last drawing ("field:12", "seat1:12", "drawn:12"). */
+  private placed = new Set<string>();
+
+  /**
+   * Marks the cards that arrived where they are since the last drawing (a play or a draw on the
+   * field, a capture in a pile), so that they move in briefly and the eye follows the move
+   * (TABLE.md, "Motion"; none under `prefers-reduced-motion`, see app.css). The first drawing
+   * marks nothing.
+   */
+  private markArrivals(): void {
+    const places: [string, string][] = [
+      ["field", "#field .card[data-card]"],
+      ["drawn", "#drawn .card[data-card]"],
+    ];
+    for (const seat of document.querySelectorAll<HTMLElement>("#seats .seat[data-seat]")) {
+      places.push([`seat${seat.dataset.seat}`, `#seats .seat[data-seat="${seat.dataset.seat}"] .captures .card[data-card]`]);
+    }
+    const now = new Set<string>();
+    const first = this.placed.size === 0;
+    for (const [place, selector] of places) {
+      for (const card of document.querySelectorAll<HTMLElement>(selector)) {
+        const key = `${place}:${card.dataset.card}`;
+        now.add(key);
+        if (!first && !this.placed.has(key)) card.classList.add("arrive");
+      }
+    }
+    this.placed = now;
   }
 
   private roundsOf(view: GameView): string {
