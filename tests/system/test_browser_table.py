@@ -129,13 +129,16 @@ def state(page: Page) -> dict[str, str]:
     return dict(found)
 
 
-def act(page: Page, *, keyboard: bool = False) -> bool:
+def act(page: Page, *, keyboard: bool = False, dismiss: bool = True) -> bool:
     """Makes this page's seat's next decision by a click (``keyboard``: by the keyboard alone),
-    if it has one; whether it did."""
+    if it has one; whether it did. A round's summary open is dismissed first, unless
+    ``dismiss`` is False (the caller reads it: then nothing is done while it is open)."""
     now = state(page)
     if now["busy"] or now["status"] != "playing":
         return False
     if page.evaluate("document.getElementById('round-summary').open"):
+        if not dismiss:
+            return False
         # A round's summary stays until it is dismissed: read, then go on.
         page.click("#round-summary-close")
         return True
@@ -916,7 +919,10 @@ def test_a_whole_game_in_each_language(
                 _assert_no_english(page, language)
                 shot(page, f"language-{language}-{size}-summary")
             summary_read = True
-        if not act(page):
+            page.click("#round-summary-close")
+            continue
+        # A summary that opens meanwhile waits for the check above to read it.
+        if not act(page, dismiss=False):
             page.wait_for_timeout(50)
     else:
         raise AssertionError(f"the game did not end in {MAX_STEPS} steps")
