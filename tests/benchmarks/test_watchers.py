@@ -25,6 +25,7 @@ def test_the_script_measures_both_transports_with_one_connection_for_the_watcher
     assert [transport for transport, _, _ in reports] == ["grpc", "http"], output
     for _, per_move, connections in reports:
         assert float(per_move) > 0
-        # The service's few connections and the script's own: not one per watcher.
-        assert int(connections) < 10
+        # The service's few connections (its pool, its embedded bot worker's blocking queue
+        # reads) and the script's own: fewer than the 20 watchers, so not one per watcher.
+        assert int(connections) < 20
     assert "reproduce: " in output

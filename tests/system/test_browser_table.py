@@ -827,15 +827,25 @@ def _assert_no_english(page: Page, language: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("language", "locale", "size", "kind"),
+    ("language", "locale", "size", "kind", "motion"),
     [
-        ("en", "en-GB", "desktop", "koikoi"),
-        ("fr", "fr-FR", "phone", "hachihachi"),
-        ("ja", "ja-JP", "phone", "koikoi"),
+        # Each language at both sizes, in both games, with and without reduced motion.
+        ("en", "en-GB", "desktop", "koikoi", "no-preference"),
+        ("en", "en-US", "phone", "hachihachi", "reduce"),
+        ("fr", "fr-FR", "phone", "hachihachi", "no-preference"),
+        ("fr", "fr-CA", "desktop", "koikoi", "reduce"),
+        ("ja", "ja-JP", "phone", "koikoi", "reduce"),
+        ("ja", "ja-JP", "desktop", "hachihachi", "no-preference"),
     ],
 )
 def test_a_whole_game_in_each_language(
-    referee: RefereeProcess, browser: Browser, language: str, locale: str, size: str, kind: str
+    referee: RefereeProcess,
+    browser: Browser,
+    language: str,
+    locale: str,
+    size: str,
+    kind: str,
+    motion: str,
 ) -> None:
     install(TABLE)
     axe_source = (TABLE / "node_modules" / "axe-core" / "axe.min.js").read_text()
@@ -850,6 +860,7 @@ def test_a_whole_game_in_each_language(
         viewport=viewport,
         is_mobile=size == "phone",
         bypass_csp=True,
+        reduced_motion=motion,
     )
     page = watched.page
     says = SAYS[language]
@@ -929,8 +940,11 @@ def test_a_whole_game_in_each_language(
     shot(page, f"language-{language}-{size}-over")
     # The first round's summary was read, unless that round ended at its deal, before the page
     # watched the game.
-    first = _round_results(referee, page)[1]
-    assert summary_read or first["end"] == "ROUND_END_DEAL_CHECK", first
+    # Nor when the second round ended at its deal: the game was over at once, and its end shows
+    # the sheet (with both rounds) instead of a summary to dismiss.
+    rounds = _round_results(referee, page)
+    at_deal = [rounds[n]["end"] == "ROUND_END_DEAL_CHECK" for n in (1, 2) if n in rounds]
+    assert summary_read or any(at_deal), (rounds, page.inner_text("#events")[-1500:])
     # Each summary's totals after its round are the referee's: its results' sums so far.
     results = _round_results(referee, page)
     totals = [0] * (len(opponents) + 1)
@@ -1021,7 +1035,8 @@ def _assert_card_points(page: Page, view: dict[str, Any], says: str) -> None:
         captured = _card_numbers(seat.get("captured", []))
         points = sum(_card_points(card) for card in captured)
         panel = page.inner_text(f'.seat[data-seat="{seat.get("seat", 0)}"] .facts')
-        assert f"{says.format(points)} (" in panel, panel
+        # Then what they stand against (88), in brackets: full-width ones in Japanese.
+        assert re.search(re.escape(says.format(points)) + r" ?[(（]", panel), panel
 
 
 def _view(referee: RefereeProcess, page: Page) -> dict[str, Any]:
@@ -1333,6 +1348,9 @@ def test_cards_that_arrive_move_in_unless_motion_is_reduced(
     page.wait_for_selector("#table[data-my-turn='true']")
     page.evaluate(WATCH_ARRIVALS)
     page.locator("#hand button.card.playable").first.click()
+    if page.evaluate("() => document.getElementById('decision').open"):
+        # The card matches two field cards: take the first.
+        page.locator("#decision-moves button[data-move='0']").click()
     page.wait_for_function("() => window.arrived.length > 0")
     names = set(page.evaluate("window.arrived"))
     assert names == ({"none"} if motion == "reduce" else {"arrive"}), names
