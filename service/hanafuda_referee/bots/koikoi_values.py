@@ -121,11 +121,6 @@ class KoiKoiValues:
             for month in range(13)
         )
 
-    def progress(self, captured: int, blocked: int, month: int) -> float:
-        """The worth of the targets ``captured`` is building and can still form, ``blocked``
-        being the cards the seat can no longer take (the opponent's captures)."""
-        return _still_open(self._building(captured, month), blocked)
-
     def _building(self, captured: int, month: int) -> tuple[tuple[int, int, float], ...]:
         """The targets ``captured`` holds some but not all of: each target's pool, its need and
         the worth of its progress."""
@@ -137,9 +132,6 @@ class KoiKoiValues:
             share = have / need
             building.append((pool, need, points * PROGRESS_WEIGHT * share * share))
         return tuple(building)
-
-    def _month_targets(self, month: int) -> tuple[Target, ...]:
-        return self._by_month[month]
 
     def pile(self, captured: int, month: int, calls: int = 0) -> Pile:
         """What :meth:`worth` reads of a capture pile before the opponent's captures: worked
@@ -157,7 +149,7 @@ class KoiKoiValues:
 
     def near(self, captured: int, blocked: int, month: int) -> bool:
         """Whether the captures are one card short of a target they can still form."""
-        for pool, need, _ in self._month_targets(month):
+        for pool, need, _ in self._by_month[month]:
             have = (captured & pool).bit_count()
             if have == need - 1 and (pool & ~blocked).bit_count() >= need:
                 return True
