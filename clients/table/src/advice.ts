@@ -12,11 +12,9 @@ import {
   MoveKind,
   Reason,
   RefereeError,
-  type GetHintResponse,
   type Move,
   type MoveEstimate,
   type RefereeClient,
-  type ReviewGameResponse,
 } from "@hanafuda-referee/client";
 import { cardName } from "./cards.js";
 import { byId, el } from "./dom.js";
@@ -68,20 +66,29 @@ export class Advice {
     this.panel().replaceChildren(el("h2", {}, title), ...content);
   }
 
+  /**
+   * The answer of `ask` (GetHint or ReviewGame for this seat), each call waiting up to
+   * {@link WAIT_SECONDS} for the workers, asked a second time if still pending; undefined if
+   * it is pending after both.
+   */
+  private async ready<R extends { status: AdviceStatus }>(
+    ask: (request: { game: string; waitSeconds: number }, options: { token: string }) => Promise<R>,
+  ): Promise<R | undefined> {
+    for (let tries = 0; tries < 2; tries++) {
+      const answer = await ask({ game: this.place.game, waitSeconds: WAIT_SECONDS }, { token: this.place.token });
+      if (answer.status === AdviceStatus.READY) return answer;
+    }
+    return undefined;
+  }
+
   /** Asks the expert's choice for the decision pending at `version`, and shows it. */
   async hint(version: bigint): Promise<void> {
     if (this.asking) return;
     this.asking = true;
     this.show(t.advice.hintTitle, el("p", {}, t.advice.thinking));
     try {
-      let answer: GetHintResponse | undefined;
-      for (let tries = 0; tries < 2 && answer?.status !== AdviceStatus.READY; tries++) {
-        answer = await this.referee.getHint(
-          { game: this.place.game, waitSeconds: WAIT_SECONDS },
-          { token: this.place.token },
-        );
-      }
-      if (!answer || answer.status !== AdviceStatus.READY) {
+      const answer = await this.ready((request, options) => this.referee.getHint(request, options));
+      if (!answer) {
         this.show(t.advice.hintTitle, el("p", {}, t.advice.busy));
         return;
       }
@@ -113,14 +120,8 @@ export class Advice {
     this.asking = true;
     this.show(t.advice.reviewTitle, el("p", {}, t.advice.reviewing));
     try {
-      let answer: ReviewGameResponse | undefined;
-      for (let tries = 0; tries < 2 && answer?.status !== AdviceStatus.READY; tries++) {
-        answer = await this.referee.reviewGame(
-          { game: this.place.game, waitSeconds: WAIT_SECONDS },
-          { token: this.place.token },
-        );
-      }
-      if (!answer || answer.status !== AdviceStatus.READY) {
+      const answer = await this.ready((request, options) => this.referee.reviewGame(request, options));
+      if (!answer) {
         this.show(t.advice.reviewTitle, el("p", {}, t.advice.busy));
         return;
       }
