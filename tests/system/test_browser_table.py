@@ -83,6 +83,11 @@ class Watched:
         assert not self.errors, self.errors
 
 
+def _fragment(url: str) -> dict[str, str]:
+    """The parameters of a table link's fragment (``game``, ``token``)."""
+    return dict(part.split("=", 1) for part in urlsplit(url).fragment.split("&"))
+
+
 def open_page(browser: Browser, url: str, **context: Any) -> Watched:
     watched = Watched(browser.new_context(**context).new_page())
     watched.page.goto(url)
@@ -335,7 +340,7 @@ def test_two_friends_play_through_invitation_links_while_someone_watches(
         assert final_rows(watched.page) == final_rows(host.page)
         watched.assert_clean()
     # Tokens never reached the referee in a URL: its log holds none of them.
-    token = dict(part.split("=", 1) for part in urlsplit(link).fragment.split("&"))["token"]
+    token = _fragment(link)["token"]
     assert token not in referee.log_text()
 
 
@@ -623,7 +628,7 @@ def test_a_hint_and_a_review_come_from_the_referees_expert(
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
     start_game(page, "koikoi", ["greedy"])
-    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    fragment = _fragment(page.url)
     auth = {"Authorization": f"Bearer {fragment['token']}"}
     page.wait_for_selector("#table[data-my-turn='true']")
     page.click("#hint")
@@ -1040,7 +1045,7 @@ def _assert_card_points(page: Page, view: dict[str, Any], says: str) -> None:
 
 
 def _view(referee: RefereeProcess, page: Page) -> dict[str, Any]:
-    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    fragment = _fragment(page.url)
     answer = httpx.get(
         f"{referee.http_url}/v1/games/{fragment['game']}",
         headers={"Authorization": f"Bearer {fragment['token']}"},
@@ -1133,7 +1138,7 @@ def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
 
 def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, Any]]:
     """Every finished round's result by round number, from the referee's log of the game."""
-    fragment = dict(part.split("=", 1) for part in urlsplit(page.url).fragment.split("&"))
+    fragment = _fragment(page.url)
     log = httpx.get(
         f"{referee.http_url}/v1/games/{fragment['game']}/log",
         params={"pageSize": "1000"},
