@@ -286,27 +286,62 @@ def test_a_hachihachi_game_against_two_bots_at_phone_width(
     watched.assert_clean()
 
 
+#: Kept by the page from its start (an init script): when each story line was added and when the
+#: decision dialog opened, in milliseconds of the page's clock, and when the table was first drawn.
+TIMING_SCRIPT = """
+window.__lines = []; window.__opened = []; window.__drawn = [];
+document.addEventListener("DOMContentLoaded", () => {
+  new MutationObserver(() => window.__drawn.push(performance.now())).observe(
+    document.getElementById("table"), { attributes: true, attributeFilter: ["data-version"] });
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) {
+      window.__lines.push({ at: performance.now(), text: node.textContent });
+    }
+  }).observe(document.getElementById("events"), { childList: true });
+  new MutationObserver(() => {
+    if (document.getElementById("decision").open) window.__opened.push(performance.now());
+  }).observe(document.getElementById("decision"), { attributes: true, attributeFilter: ["open"] });
+});
+"""
+
+
 def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
     referee: RefereeProcess, browser: Browser
 ) -> None:
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
-    # The drop phase asks seat 1 unless three seats joined before it (then it drops for free):
-    # deal again until it is asked.
+    page.add_init_script(TIMING_SCRIPT)
+    # The drop phase asks the player unless three seats joined before them (then they drop for
+    # free): deal again until the player is asked after a bot has decided before them.
     for _ in range(10):
         page.goto(referee.http_url + "/")
         start_game(page, "hachihachi", ["greedy", "random", "expert"])
-        # The bots before seat 1 decide on the bot workers, a moment later (longer on a busy
-        # machine): wait until seat 1 is asked, or the drop phase went on without asking it.
+        # The bots before the player decide on the bot workers, a moment later (longer on a busy
+        # machine): wait until the player is asked, or the drop phase went on without asking.
         page.wait_for_function(
             """() => document.getElementById("decision").open
               || !/join/i.test(document.getElementById("status").textContent)""",
             timeout=60_000,
         )
-        if state(page)["dialog"] and page.inner_text("#decision-title") == "Join or drop out?":
+        asked = state(page)["dialog"] and page.inner_text("#decision-title") == "Join or drop out?"
+        if not asked:
+            continue
+        lines = page.evaluate("() => window.__lines")
+        (opened, *_) = page.evaluate("() => window.__opened")
+        (first_drawn, *_) = page.evaluate("() => window.__drawn")
+        # What the first drawing told happened before the page was open: only later moves count.
+        bots = [
+            line
+            for line in lines
+            if line["at"] > first_drawn
+            and re.search(r"^(?!You).* (joined|dropped out)", line["text"])
+        ]
+        if bots:
+            # A bot's decision is seen before the dialog covers the table (TABLE.md, "Motion").
+            assert opened - bots[-1]["at"] >= 900, (opened, bots)
             break
     else:
-        raise AssertionError("seat 1 was never asked to join or drop in ten games")
+        raise AssertionError("the player was never asked to join or drop after a bot in ten games")
     shot(page, "hachihachi-four-join-or-drop")
     page.get_by_role("button", name="Drop out").click()
     page.wait_for_function(
@@ -614,6 +649,19 @@ def test_the_sage_decision_and_a_target_choice_come_as_dialogs(
     assert titles == ["Choose a card to take", "Sage or shōbu?"]
     # The card a target choice is about is shown in the dialog, which covers the table.
     assert pictured[0] == 1
+    # The numbers of sage or shōbu, from the script: inoshikacho (35) paid by both others on a
+    # small field (x1); captures worth 45 card points; an overtake would cost half the first
+    # payment back to each other player and at least twice the smallest dekiyaku (35).
+    sage = texts[1]
+    for said in (
+        "paid 35 points by each other player (their values × 1, the field multiplier): "
+        "70 points in all this round.",
+        "Shōbu ends the round now: you keep that and win the round; there is no card count.",
+        "you have 45 card points now, -43 against 88",
+        "you hand back 17.5 points to each of the two others and pay its maker twice its value "
+        "(at least 70 points)",
+    ):
+        assert said in sage, (said, sage)
     shot(page, "hachihachi-after-shobu")
     assert page.inner_text("#status").startswith("Game over")
     assert "You called shōbu." in page.inner_text("#events")

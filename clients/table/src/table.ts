@@ -25,6 +25,7 @@ import {
   type SeatInfo,
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
+import { koikoiWords, sageWords } from "./decisions.js";
 import { plansOf, reachList, showGuide } from "./guide.js";
 import {
   loadRounds,
@@ -66,6 +67,12 @@ const WAIT_KEYS: Record<number, WaitKey> = {
   [WaitingFor.JOIN_DECISION]: "join",
 };
 const KEPT_LINES = 200;
+/**
+ * How long another seat's move stays in sight before a dialog covers the table (TABLE.md,
+ * "Motion": an opponent's or a bot's move is seen before the next decision is asked). Longer
+ * than a card's arrival (450 ms, app.css), short enough not to feel like waiting.
+ */
+const SEEN_PAUSE_MS = 1000;
 const LEVEL_NAMES: ReadonlyArray<LevelKey | undefined> = [undefined, "random", "greedy", "expert"];
 
 /** Hachi-Hachi's card count of captures: light 20, animal 10, ribbon 5, plain 1 (RULES.md 2.5). */
@@ -120,6 +127,9 @@ export class Table {
   /** Finished rounds whose summary the player has not dismissed yet, with the view told with them. */
   private readonly summaries: Array<{ result: RoundResult; view?: GameView }> = [];
   private readonly advice: Advice;
+  /** When another seat's move was last told, and the timer that asks the decision after it. */
+  private othersMovedAt = 0;
+  private pauseTimer: number | undefined;
 
   constructor(
     private readonly referee: RefereeClient,
@@ -400,6 +410,8 @@ export class Table {
         this.summaries.push({ result: event.kind.value.result });
       }
       if (event.actor !== undefined) actor = event.actor;
+      // Not at the first drawing: what happened before the page opened is not on screen to see.
+      if (this.view && event.actor !== undefined && event.actor !== this.view.viewerSeat) this.othersMovedAt = Date.now();
       const line = describe(this.seats(), event, actor);
       if (line) this.say(line, false);
     }
@@ -776,6 +788,7 @@ export class Table {
   private showSummary(): boolean {
     const dialog = byId<HTMLDialogElement>("round-summary");
     if (dialog.open) return true;
+    if (this.heldBack()) return true;
     const next = this.summaries[0];
     if (!next?.view) return false;
     byId("round-summary-title").textContent = t.rounds.summaryTitle(next.result.round);
@@ -816,8 +829,24 @@ export class Table {
     await this.fillSheet(view, body);
   }
 
+  /**
+   * Whether dialogs wait for another seat's move to be seen; if so, they are drawn again once it
+   * has been (the view may have moved on by then: the latest one is drawn).
+   */
+  private heldBack(): boolean {
+    const left = this.othersMovedAt + SEEN_PAUSE_MS - Date.now();
+    if (left <= 0) return false;
+    window.clearTimeout(this.pauseTimer);
+    this.pauseTimer = window.setTimeout(() => {
+      if (!this.view) return;
+      if (!this.showSummary()) this.drawDecision(this.view);
+    }, left);
+    return true;
+  }
+
   private drawDecision(view: GameView): void {
     if (this.busy) return;
+    if (this.heldBack()) return;
     // A round's summary is read first: the next decision opens once it is dismissed.
     if (byId<HTMLDialogElement>("round-summary").open) return;
     const moves = this.myMoves().filter((move) => move.kind !== MoveKind.PLAY);
@@ -832,18 +861,10 @@ export class Table {
     let text = "";
     if (kind === WaitingFor.KOIKOI_DECISION) {
       title = t.table.koikoiTitle;
-      text = t.table.koikoiText(pointsText(me?.yakuPoints ?? 0));
-      const opponent = view.seats.find((seat) => seat.seat !== view.viewerSeat);
-      if (opponent && view.hand.length > 0) {
-        text += ` ${t.table.koikoiRisk(opponent.name, opponent.handSize, pointsText(opponent.yakuPoints))}`;
-      }
-    } else if (kind === WaitingFor.SAGE_DECISION) {
+      text = koikoiWords(view, me);
+    } else if (kind === WaitingFor.SAGE_DECISION && me) {
       title = t.table.sageTitle;
-      text = t.table.sageText;
-    }
-    if ((kind === WaitingFor.KOIKOI_DECISION || kind === WaitingFor.SAGE_DECISION) && !view.hand.length) {
-      // TABLE.md: the dialog says so when going on can gain nothing.
-      text += ` ${t.table.nothingLeft}`;
+      text = sageWords(view, me, cardPoints(me.captured));
     } else if (kind === WaitingFor.JOIN_DECISION) {
       title = t.table.joinTitle;
       text = t.table.joinText;

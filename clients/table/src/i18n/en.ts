@@ -334,7 +334,16 @@ export const en: Strings = {
       `Going on risks it: ${opponent} still holds ${cards} card${cards === 1 ? "" : "s"}, with yaku worth ${points} so far, and scores first if they form one.`,
     nothingLeft: "You have no card left to play: going on can gain nothing more.",
     sageTitle: "Sage or shōbu?",
-    sageText: "Sage plays on for more; shōbu ends the round now.",
+    sagePaid: (each, multiplier, total) =>
+      `Your capture combinations have been paid ${each} by each other player (their values × ${multiplier}, the field multiplier): ${total} in all this round.`,
+    sageShobu: (fees) =>
+      `Shōbu ends the round now: you keep that and win the round${fees ? `, with the drop fees (${fees})` : ""}; there is no card count.`,
+    sageGoOn: (points, difference) =>
+      `Sage plays on: each new combination you form is paid the same way, and if the hands run out the card count settles (you have ${points} card points now, ${difference} against 88).`,
+    sageRisk: (refund, least) =>
+      `The risk: if another player forms a combination before your next one, you hand back ${refund} to each of the two others and pay its maker twice its value (at least ${least}), and the round ends.`,
+    sageLastCard: (points, difference) =>
+      `You have no card left to play: sage can form nothing more and only leads to the card count, where you have ${points} card points (${difference} against 88).`,
     joinTitle: "Join or drop out?",
     joinText: "Join this round, or drop out of it.",
   },

@@ -347,7 +347,16 @@ export const fr: Strings = {
       `Continuer a un risque : ${opponent} a encore ${cards} carte${cards > 1 ? "s" : ""} en main et des yaku valant ${points} pour l'instant, et marque d'abord s'il en forme un.`,
     nothingLeft: "Vous n'avez plus de carte à jouer : continuer ne peut plus rien vous rapporter.",
     sageTitle: "Sage ou shōbu ?",
-    sageText: "Sage continue pour gagner plus ; shōbu finit la manche maintenant.",
+    sagePaid: (each, multiplier, total) =>
+      `Vos combinaisons de prises vous ont été payées ${each} par chacun des autres joueurs (leurs valeurs × ${multiplier}, le multiplicateur du tapis) : ${total} en tout pour cette manche.`,
+    sageShobu: (fees) =>
+      `Shōbu finit la manche maintenant : vous gardez ces gains et gagnez la manche${fees ? `, avec les droits de retrait (${fees})` : ""} ; pas de décompte des cartes.`,
+    sageGoOn: (points, difference) =>
+      `Sage continue : chaque nouvelle combinaison que vous formez est payée de même, et si les mains s'épuisent, le décompte des cartes règle la manche (vous avez ${points} points de cartes, ${difference} par rapport à 88).`,
+    sageRisk: (refund, least) =>
+      `Le risque : si un autre joueur forme une combinaison avant votre prochaine, vous rendez ${refund} à chacun des deux autres et payez à son auteur le double de sa valeur (au moins ${least}), et la manche s'arrête.`,
+    sageLastCard: (points, difference) =>
+      `Vous n'avez plus de carte à jouer : sage ne peut plus rien former et mène seulement au décompte des cartes, où vous avez ${points} points de cartes (${difference} par rapport à 88).`,
     joinTitle: "Jouer ou se retirer ?",
     joinText: "Jouez cette manche, ou retirez-vous-en.",
   },

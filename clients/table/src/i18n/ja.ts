@@ -305,7 +305,16 @@ export const ja: Strings = {
       `続ける危険：${opponent}は手札がまだ${cards}枚あり、今の役は${points}です。先に役を作られると相手の得点になります。`,
     nothingLeft: "もう出せる札がありません。続けても得るものはありません。",
     sageTitle: "サゲか勝負か？",
-    sageText: "サゲは続けてさらに狙い、勝負はこの回を今終えます。",
+    sagePaid: (each, multiplier, total) =>
+      `あなたの出来役は、ほかの各プレイヤーから${each}ずつ支払われました（役の点×場の倍率${multiplier}）。この回の合計は${total}です。`,
+    sageShobu: (fees) =>
+      `勝負：この回を今終え、受け取った点はそのままで、この回の勝者になります${fees ? `（降り賃${fees}も受け取ります）` : ""}。札の計算はしません。`,
+    sageGoOn: (points, difference) =>
+      `サゲ：続けて、新しい出来役ができればまた同じように支払われます。手札がなくなれば札の計算で決まります（今の札の点は${points}、88点に対して${difference}）。`,
+    sageRisk: (refund, least) =>
+      `危険：あなたが次の出来役を作る前にほかのプレイヤーが出来役を作ると、ほかの二人に${refund}ずつ返し、その人に役の点の2倍（少なくとも${least}）を払って、この回は終わります。`,
+    sageLastCard: (points, difference) =>
+      `もう出せる札がありません。サゲでも新しい出来役はできず、札の計算になるだけです（札の点は${points}、88点に対して${difference}）。`,
     joinTitle: "参加か降りるか？",
     joinText: "この回に参加するか、降りるかを決めてください。",
   },

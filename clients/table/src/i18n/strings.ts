@@ -227,7 +227,17 @@ export interface Strings {
     /** Said at koi-koi or sage when the seat has no card left to play. */
     nothingLeft: string;
     sageTitle: string;
-    sageText: string;
+    /** What the seat's capture combinations were paid this round: by each payer (values × the
+     * field multiplier) and in all. */
+    sagePaid(each: string, multiplier: number, total: string): string;
+    /** What shōbu does: the round ends and is won; `fees` the drop fees it takes (or none). */
+    sageShobu(fees: string | undefined): string;
+    /** What sage does: more combinations paid, else the card count (`points`, `difference` to 88). */
+    sageGoOn(points: number, difference: string): string;
+    /** What sage risks: the refund to each other player, and the least an overtaking maker is paid. */
+    sageRisk(refund: string, least: string): string;
+    /** Sage on the seat's last card: only the card count is left to it. */
+    sageLastCard(points: number, difference: string): string;
     joinTitle: string;
     joinText: string;
   };
