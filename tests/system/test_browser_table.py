@@ -404,6 +404,7 @@ def test_a_reload_in_the_middle_of_a_game_resumes_where_it_was(
     else:
         raise AssertionError("ten games in a row ended within two moves")
     assert page.is_visible("#turn-clock") and re.search(r"\d:\d\d", page.inner_text("#turn-clock"))
+    page.wait_for_selector('#events-log[data-story="told"]')
     before = {
         "version": state(page)["version"],
         "hand": page.locator("#hand button.card").evaluate_all(HAND_NAMES),
@@ -413,6 +414,8 @@ def test_a_reload_in_the_middle_of_a_game_resumes_where_it_was(
     url = page.url
     page.reload()
     page.wait_for_selector(f"#table[data-version='{before['version']}']")
+    # The story so far is told again from the game's log.
+    page.wait_for_selector('#events-log[data-story="told"]')
     assert page.url == url
     after = {
         "version": state(page)["version"],
@@ -1044,6 +1047,31 @@ def test_the_language_is_switched_on_the_page_and_remembered(
     assert again.page.get_attribute("html", "lang") == "ja"
     watched.assert_clean()
     again.assert_clean()
+
+
+def test_the_story_is_told_again_in_the_language_switched_to(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    watched = open_page(browser, referee.http_url + "/", locale="en-US")
+    page = watched.page
+    start_game(page, "koikoi", ["greedy"])
+    play_to_end([page])
+    page.wait_for_selector('#events-log[data-story="told"]')
+    before = page.locator("#events li").all_inner_texts()
+    assert before[0] == "You sit at seat 1. The game is on.", before
+    assert any(line.startswith("You played ") for line in before), before
+    with page.expect_navigation():
+        page.select_option("#language", "fr")
+    page.wait_for_selector('#events-log[data-story="told"]')
+    after = page.locator("#events li").all_inner_texts()
+    # Line for line the same story, every line in French now (a line of names and numbers only
+    # could read the same: none does in a game's story).
+    assert len(after) == len(before), (before, after)
+    assert after[0] == "Vous êtes à la place 1. La partie est en cours.", after
+    assert not set(after) & set(before), set(after) & set(before)
+    assert any(line.startswith("Vous avez joué ") for line in after), after
+    _assert_no_english(page, "fr")
+    watched.assert_clean()
 
 
 # --- Yaku within reach and the yaku guide (TABLE.md, "Yaku") -----------------------------------

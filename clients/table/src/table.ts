@@ -4,8 +4,9 @@
  * seat's moves sent with `submitMove` at the version they were chosen at.
  *
  * Every version is drawn whole from its `GameView`; the events of each version are told once, in
- * words, in the live region. The told lines are kept in the tab's session storage, so a reload
- * resumes the game (its state comes from the referee) with its story so far.
+ * words, in the live region. A reload (a language switch is one) resumes the game from the
+ * referee and tells its story so far again from the game's log, in the table's language
+ * (`story.ts`).
  */
 
 import {
@@ -40,6 +41,7 @@ import { previewPlay, whyNotPlayable } from "./preview.js";
 import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
 import { firstShowing, invitationPanel, invitations } from "./invites.js";
+import { KEPT_LINES, eventLines, keepSayings, keptSayings, saidText, storyUpTo, type Line, type Said } from "./story.js";
 import { linkTo, type Place } from "./links.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, WaitKey } from "./i18n/strings.js";
@@ -66,7 +68,6 @@ const WAIT_KEYS: Record<number, WaitKey> = {
   [WaitingFor.SAGE_DECISION]: "sage",
   [WaitingFor.JOIN_DECISION]: "join",
 };
-const KEPT_LINES = 200;
 /**
  * How long another seat's move stays in sight before a dialog covers the table (TABLE.md,
  * "Motion": an opponent's or a bot's move is seen before the next decision is asked). Longer
@@ -121,11 +122,14 @@ export class Table {
   private shown = -1n;
   private told = -1n;
   private busy = false;
-  private readonly lines: string[];
+  /** The story told again from the log at the first drawing, and the lines told since. */
+  private history: Line[] = [];
+  private readonly live: Line[] = [];
+  private readonly sayings: Said[];
   private clockTimer: number | undefined;
   private decisionKey = "";
   /** Finished rounds whose summary the player has not dismissed yet, with the view told with them. */
-  private readonly summaries: Array<{ result: RoundResult; view?: GameView }> = [];
+  private readonly summaries: Array<{ result: RoundResult; view?: GameView; showAt: number }> = [];
   private readonly advice: Advice;
   /** When another seat's move was last told, and the timer that asks the decision after it. */
   private othersMovedAt = 0;
@@ -135,25 +139,12 @@ export class Table {
     private readonly referee: RefereeClient,
     private readonly place: Place,
   ) {
-    this.lines = this.keptLines();
+    this.sayings = keptSayings(this.storageKey);
     this.advice = new Advice(referee, place);
   }
 
   private get storageKey(): string {
-    return `lines:${this.place.game}:${this.place.token ? "seat" : "watch"}`;
-  }
-
-  private keptLines(): string[] {
-    try {
-      const kept = JSON.parse(sessionStorage.getItem(this.storageKey) ?? "{}") as {
-        told?: string;
-        lines?: string[];
-      };
-      if (kept.told) this.told = BigInt(kept.told);
-      return kept.lines ?? [];
-    } catch {
-      return [];
-    }
+    return `said:${this.place.game}:${this.place.token ? "seat" : "watch"}`;
   }
 
   /** Shows the table and follows the game until it ends or `signal` aborts. */
@@ -161,8 +152,6 @@ export class Table {
     byId("lobby").hidden = true;
     byId("table").hidden = false;
     this.wire(signal);
-    const log = byId("events");
-    log.replaceChildren(...this.lines.map((line) => el("li", {}, line)));
     // The host's friends' links, in front of the host the first time the new game is shown.
     const friends = this.place.token ? invitations(this.place.game) : [];
     byId("invites-open").textContent = friends.length ? t.table.invitationsTitle : t.table.spectatorTitle;
@@ -175,14 +164,17 @@ export class Table {
         { game: this.place.game },
         { token: this.place.token, signal },
       )) {
+        const first = this.told < 0n;
         this.tell(item.version, item.events);
         if (item.view && item.version >= this.shown) this.draw(item.view, item.version);
-        if (!this.lines.length && item.view) {
-          this.say(
-            item.view.viewerSeat === undefined
-              ? t.story.watching
-              : t.story.seated(item.view.viewerSeat + 1),
-          );
+        if (first && item.view) {
+          if (!this.sayings.length) {
+            // Who the page plays for, first in the story (version 0: before every event).
+            const seat = item.view.viewerSeat;
+            this.sayings.push(seat === undefined ? { version: "0", kind: "watching" } : { version: "0", kind: "seated", seat });
+            keepSayings(this.storageKey, this.sayings);
+          }
+          void this.retell(item.version);
         }
       }
     } catch (error) {
@@ -255,7 +247,8 @@ export class Table {
       "close",
       () => {
         this.summaries.shift();
-        if (!this.showSummary() && this.view) this.drawDecision(this.view);
+        // The last one read: the hand is played again, or the decision held back is asked.
+        if (!this.showSummary() && this.view) this.draw(this.view, this.shown);
       },
       options,
     );
@@ -322,7 +315,8 @@ export class Table {
     const button = (event.target as HTMLElement).closest<HTMLButtonElement>("button.card");
     if (!button || this.busy) return;
     const card = Number(button.dataset.card) as Card;
-    const moves = this.myMoves().filter((m) => m.kind === MoveKind.PLAY && m.card === card);
+    // Not while a round's summary is still to be read (see drawHand).
+    const moves = this.summaries.length ? [] : this.myMoves().filter((m) => m.kind === MoveKind.PLAY && m.card === card);
     if (!moves.length && this.view) {
       const mine = this.view.viewerSeat !== undefined && this.view.turn === this.view.viewerSeat;
       byId("preview").textContent = whyNotPlayable(this.view, mine);
@@ -378,11 +372,14 @@ export class Table {
       if (answer.view && answer.version >= this.shown) this.draw(answer.view, answer.version);
     } catch (error) {
       if (error instanceof RefereeError && error.reason === Reason.STALE_VERSION) {
-        this.say(t.table.stale);
+        this.say({ version: String(view.version), kind: "stale" });
       } else {
-        this.say(
-          t.table.refused(error instanceof Error ? error.message : String(error)),
-        );
+        this.say({
+          version: String(view.version),
+          kind: "refused",
+          reason: error instanceof RefereeError ? error.reason : undefined,
+          message: error instanceof Error ? error.message : String(error),
+        });
       }
       const fresh = await this.referee
         .getGame({ game: this.place.game }, { token: this.place.token })
@@ -404,36 +401,58 @@ export class Table {
   private tell(version: bigint, events: readonly Event[]): void {
     if (version <= this.told) return;
     this.told = version;
-    let actor: number | undefined;
+    // Not at the first drawing: what happened before the page opened is not on screen to see.
+    const others = this.view !== undefined && events.some((event) => event.actor !== undefined && event.actor !== this.view?.viewerSeat);
+    if (others) this.othersMovedAt = Date.now();
     for (const event of events) {
       if (event.kind.case === "roundEnded" && event.kind.value.result) {
-        this.summaries.push({ result: event.kind.value.result });
+        // A round another seat's move ended: that move is seen before its summary covers it.
+        this.summaries.push({ result: event.kind.value.result, showAt: this.othersMovedAt + (others ? SEEN_PAUSE_MS : 0) });
       }
-      if (event.actor !== undefined) actor = event.actor;
-      // Not at the first drawing: what happened before the page opened is not on screen to see.
-      if (this.view && event.actor !== undefined && event.actor !== this.view.viewerSeat) this.othersMovedAt = Date.now();
-      const line = describe(this.seats(), event, actor);
-      if (line) this.say(line, false);
     }
-    this.keep();
+    for (const line of eventLines(this.seats(), version, events)) this.append(line);
   }
 
-  private say(line: string, keep = true): void {
-    this.lines.push(line);
-    if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES);
+  /** Tells the player something of the table's own, and keeps it for the story told again. */
+  private say(said: Said): void {
+    this.sayings.push(said);
+    keepSayings(this.storageKey, this.sayings);
+    this.append({ version: BigInt(said.version), text: saidText(said, (refused) => this.refusal(refused)) });
+  }
+
+  private refusal(said: Said & { kind: "refused" }): string {
+    return t.table.refused(said.message);
+  }
+
+  private append(line: Line): void {
+    this.live.push(line);
+    if (this.live.length > KEPT_LINES) this.live.splice(0, this.live.length - KEPT_LINES);
     const log = byId("events");
-    log.append(el("li", {}, line));
+    log.append(el("li", {}, line.text));
     while (log.childElementCount > KEPT_LINES) log.firstElementChild?.remove();
     const box = byId("events-log");
     box.scrollTop = box.scrollHeight;
-    if (keep) this.keep();
   }
 
-  private keep(): void {
-    sessionStorage.setItem(
-      this.storageKey,
-      JSON.stringify({ told: String(this.told), lines: this.lines }),
-    );
+  /**
+   * Tells the story up to `version` (the first one drawn) again from the game's log, in the
+   * table's language, before the lines told since; `data-story` says when it is in.
+   */
+  private async retell(version: bigint): Promise<void> {
+    const box = byId("events-log");
+    box.dataset.story = "loading";
+    try {
+      this.history = await storyUpTo(this.referee, this.place, version, this.seats(), this.sayings, (said) =>
+        this.refusal(said),
+      );
+    } catch {
+      // The log could not be read: the story starts from now (the table itself is whole).
+      this.history = [];
+    }
+    const lines = [...this.history, ...this.live.filter((line) => line.version > version || !this.history.length)];
+    byId("events").replaceChildren(...lines.slice(-KEPT_LINES).map((line) => el("li", {}, line.text)));
+    box.scrollTop = box.scrollHeight;
+    box.dataset.story = "told";
   }
 
   private setStatus(text: string): void {
@@ -655,10 +674,14 @@ export class Table {
     section.hidden = view.viewerSeat === undefined;
     const hand = byId("hand");
     hand.replaceChildren();
+    // A round's summary not yet read (it may wait for the move that ended the round to be seen)
+    // comes before the next round's first play.
     const playable = new Set(
-      this.myMoves()
-        .filter((move) => move.kind === MoveKind.PLAY)
-        .map((move) => move.card),
+      this.summaries.length
+        ? []
+        : this.myMoves()
+            .filter((move) => move.kind === MoveKind.PLAY)
+            .map((move) => move.card),
     );
     for (const card of view.hand) {
       hand.append(cardButton(card, { playable: playable.has(card), key: `hand-${card}` }));
@@ -788,9 +811,10 @@ export class Table {
   private showSummary(): boolean {
     const dialog = byId<HTMLDialogElement>("round-summary");
     if (dialog.open) return true;
-    if (this.heldBack()) return true;
     const next = this.summaries[0];
     if (!next?.view) return false;
+    // Later moves do not hold it back further: the summary is of the move that ended the round.
+    if (this.holdUntil(next.showAt)) return true;
     byId("round-summary-title").textContent = t.rounds.summaryTitle(next.result.round);
     const view = next.view;
     const running = el("div", { class: "running" }, el("p", {}, t.rounds.loading));
@@ -830,11 +854,11 @@ export class Table {
   }
 
   /**
-   * Whether dialogs wait for another seat's move to be seen; if so, they are drawn again once it
-   * has been (the view may have moved on by then: the latest one is drawn).
+   * Whether dialogs wait until `time` (for another seat's move to be seen); if so, they are drawn
+   * again then (the view may have moved on by then: the latest one is drawn).
    */
-  private heldBack(): boolean {
-    const left = this.othersMovedAt + SEEN_PAUSE_MS - Date.now();
+  private holdUntil(time: number): boolean {
+    const left = time - Date.now();
     if (left <= 0) return false;
     window.clearTimeout(this.pauseTimer);
     this.pauseTimer = window.setTimeout(() => {
@@ -846,7 +870,7 @@ export class Table {
 
   private drawDecision(view: GameView): void {
     if (this.busy) return;
-    if (this.heldBack()) return;
+    if (this.holdUntil(this.othersMovedAt + SEEN_PAUSE_MS)) return;
     // A round's summary is read first: the next decision opens once it is dismissed.
     if (byId<HTMLDialogElement>("round-summary").open) return;
     const moves = this.myMoves().filter((move) => move.kind !== MoveKind.PLAY);
