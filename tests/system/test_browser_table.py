@@ -1436,3 +1436,55 @@ def test_cards_that_arrive_move_in_unless_motion_is_reduced(
     names = set(page.evaluate("window.arrived"))
     assert names == ({"none"} if motion == "reduce" else {"arrive"}), names
     watched.assert_clean()
+
+
+def test_a_long_story_goes_on_counting_past_its_kept_lines(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """TABLE.md, "The course of a game": the story stays, numbered correctly however long the
+    game. Two random bots play twelve rounds (far more than the 200 lines kept); a spectator's
+    page shows the last 200, numbered as the whole story counts them."""
+    created = httpx.post(
+        f"{referee.http_url}/v1/games",
+        json={
+            "kind": "GAME_KIND_KOI_KOI",
+            "players": ["Ann", "Bob"],
+            "bots": ["BOT_LEVEL_RANDOM", "BOT_LEVEL_RANDOM"],
+            "koiKoi": {"rounds": 12},
+        },
+        timeout=10,
+    )
+    assert created.status_code == 200, created.text
+    game = created.json()["game"]
+    for _ in range(600):
+        # A spectator's wait answers when the game moves on.
+        view = httpx.get(
+            f"{referee.http_url}/v1/games/{game}", params={"waitSeconds": 1}, timeout=10
+        ).json()["view"]
+        if view.get("status") == "GAME_STATUS_OVER":
+            break
+    else:
+        raise AssertionError("the bots did not finish twelve rounds")
+    events = 0
+    token = ""
+    while True:
+        page_of_log = httpx.get(
+            f"{referee.http_url}/v1/games/{game}/log",
+            params={"pageSize": 1000, "pageToken": token},
+            timeout=10,
+        ).json()
+        events += len(page_of_log.get("events", []))
+        token = page_of_log.get("nextPageToken", "")
+        if not token:
+            break
+    assert events > 250, events
+    watched = open_page(browser, f"{referee.http_url}/#game={game}")
+    page = watched.page
+    page.wait_for_selector('#events-log[data-story="told"]')
+    shown = page.locator("#events li").count()
+    start = int(page.get_attribute("#events", "start") or "1")
+    # A spectator's story: "You are watching the game." and a line per event of the log.
+    assert shown == 200
+    assert start + shown - 1 == events + 1, (start, shown, events)
+    assert page.locator("#events li").last.inner_text().startswith("Game over")
+    watched.assert_clean()

@@ -78,7 +78,8 @@ export function keepSayings(key: string, sayings: readonly Said[]): void {
 
 /**
  * The story up to `version` (included): the log's events re-described, with the kept sayings of
- * each version after its events; the last {@link KEPT_LINES} lines.
+ * each version after its events; its last {@link KEPT_LINES} lines, and how many lines it has in
+ * all (the first line kept is numbered from it).
  */
 export async function storyUpTo(
   referee: RefereeClient,
@@ -87,7 +88,7 @@ export async function storyUpTo(
   seats: Seats,
   sayings: readonly Said[],
   refusal: (said: Said & { kind: "refused" }) => string,
-): Promise<Line[]> {
+): Promise<{ lines: Line[]; total: number }> {
   const byVersion = new Map<bigint, Event[]>();
   let pageToken = "";
   // A page never splits a version; a long game takes a few pages.
@@ -116,5 +117,5 @@ export async function storyUpTo(
     while (index > 0 && (lines[index - 1]?.version ?? 0n) > at) index--;
     lines.splice(index, 0, { version: at, text });
   }
-  return lines.slice(-KEPT_LINES);
+  return { lines: lines.slice(-KEPT_LINES), total: lines.length };
 }

@@ -125,6 +125,8 @@ export class Table {
   /** The story told again from the log at the first drawing, and the lines told since. */
   private history: Line[] = [];
   private readonly live: Line[] = [];
+  /** How many lines the story had before the ones shown (the list is numbered from there). */
+  private dropped = 0;
   private readonly sayings: Said[];
   private clockTimer: number | undefined;
   private decisionKey = "";
@@ -427,9 +429,14 @@ export class Table {
   private append(line: Line): void {
     this.live.push(line);
     if (this.live.length > KEPT_LINES) this.live.splice(0, this.live.length - KEPT_LINES);
-    const log = byId("events");
+    const log = byId<HTMLOListElement>("events");
     log.append(el("li", {}, line.text));
-    while (log.childElementCount > KEPT_LINES) log.firstElementChild?.remove();
+    // The oldest lines go, and the list goes on counting where it was: "201." stays the 201st.
+    while (log.childElementCount > KEPT_LINES) {
+      log.firstElementChild?.remove();
+      this.dropped += 1;
+    }
+    log.start = this.dropped + 1;
     const box = byId("events-log");
     box.scrollTop = box.scrollHeight;
   }
@@ -441,16 +448,23 @@ export class Table {
   private async retell(version: bigint): Promise<void> {
     const box = byId("events-log");
     box.dataset.story = "loading";
+    let total = 0;
     try {
-      this.history = await storyUpTo(this.referee, this.place, version, this.seats(), this.sayings, (said) =>
+      const story = await storyUpTo(this.referee, this.place, version, this.seats(), this.sayings, (said) =>
         this.refusal(said),
       );
+      this.history = story.lines;
+      total = story.total;
     } catch {
       // The log could not be read: the story starts from now (the table itself is whole).
       this.history = [];
     }
-    const lines = [...this.history, ...this.live.filter((line) => line.version > version || !this.history.length)];
-    byId("events").replaceChildren(...lines.slice(-KEPT_LINES).map((line) => el("li", {}, line.text)));
+    const later = this.live.filter((line) => line.version > version || !this.history.length);
+    const lines = [...this.history, ...later];
+    const log = byId<HTMLOListElement>("events");
+    log.replaceChildren(...lines.slice(-KEPT_LINES).map((line) => el("li", {}, line.text)));
+    this.dropped = Math.max(0, total + later.length - KEPT_LINES);
+    log.start = this.dropped + 1;
     box.scrollTop = box.scrollHeight;
     box.dataset.story = "told";
   }

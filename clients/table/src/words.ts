@@ -197,7 +197,28 @@ export function describe(seats: Seats, event: Event, lastActor?: number): string
       return story.dealCheck;
     case "redealt":
       return story.redealt;
-    default:
+    case "firstDealerDrawn":
+      return story.firstDealer(
+        kind.value.cards.map((card, seat) => ({ seat: at(seat), card: shortName(card) })),
+        kind.value.dealer === undefined ? undefined : at(kind.value.dealer),
+      );
+    case "fieldRefilled":
+      return story.fieldRefilled(shortName(kind.value.card));
+    case "cardsCounted":
+      return story.cardsCounted(
+        kind.value.counts.map((count) => ({
+          seat: at(count.seat),
+          count: count.count,
+          difference: `${count.difference > 0 ? "+" : ""}${t.words.number(count.difference)}`,
+        })),
+      );
+    case undefined:
+      // An event of a newer referee than this table: not told.
       return undefined;
+    default: {
+      // Every kind this table knows is told: a kind added to events.proto fails here until it is.
+      const untold: never = kind;
+      return untold;
+    }
   }
 }

@@ -239,6 +239,13 @@ export const en: Strings = {
       `${Subj(seat)} ran out of time; the referee decided for ${seat.you ? "you" : "them"}${move ? `: ${move}` : ""}.`,
     dealCheck: "A deal check fired.",
     redealt: "The cards are dealt again.",
+    firstDealer: (draws, dealer) =>
+      `For the first deal, ${list(draws.map((draw) => `${obj(draw.seat)} drew ${draw.card}`))}: ${
+        dealer ? `${obj(dealer)} deal${dealer.you ? "" : "s"} first.` : "the same month, so both draw again."
+      }`,
+    fieldRefilled: (card) => `The field was empty: ${card} is turned from the stock.`,
+    cardsCounted: (counts) =>
+      `The cards are counted: ${list(counts.map((c) => `${obj(c.seat)} ${c.count} (${c.difference})`))}.`,
     roundSummary: (round, end, dealCheck, winner, points) => {
       const who = winner ? `${obj(winner)} ${winner.you ? "win" : "wins"}` : "no winner";
       return `Round ${round} ended by ${end}${dealCheck ? " (deal check)" : ""}: ${who}${points ? ` with ${points}` : ""}.`;

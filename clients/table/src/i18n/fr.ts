@@ -248,6 +248,13 @@ export const fr: Strings = {
       `${seat.you ? "Votre temps" : `Le temps de ${seat.name}`} est écoulé ; l'arbitre a décidé pour ${seat.you ? "vous" : "lui"}${move ? ` : ${move}` : ""}.`,
     dealCheck: "Une vérification de la donne s'est déclenchée.",
     redealt: "Les cartes sont redistribuées.",
+    firstDealer: (draws, dealer) =>
+      `Pour la première donne, ${list(draws.map((draw) => `${draw.seat.you ? "vous avez tiré" : `${draw.seat.name} a tiré`} ${draw.card}`))} : ${
+        dealer ? `${dealer.you ? "vous donnez" : `${dealer.name} donne`} en premier.` : "le même mois, donc chacun tire à nouveau."
+      }`,
+    fieldRefilled: (card) => `Le tapis était vide : on y retourne ${card}, prise de la pioche.`,
+    cardsCounted: (counts) =>
+      `Décompte des cartes : ${list(counts.map((c) => `${obj(c.seat)} ${c.count} (${c.difference})`))}.`,
     roundSummary: (round, end, dealCheck, winner, points) => {
       const who = winner ? (winner.you ? "vous gagnez" : `${winner.name} gagne`) : "pas de gagnant";
       return `Manche ${round} finie par ${end}${dealCheck ? " (vérification de la donne)" : ""} : ${who}${points ? ` avec ${points}` : ""}.`;

@@ -214,6 +214,13 @@ export const ja: Strings = {
       `${who(seat)}の時間切れ。審判が代わりに決めました${move ? `：${move}` : ""}。`,
     dealCheck: "配り札の判定が成立しました。",
     redealt: "札を配り直します。",
+    firstDealer: (draws, dealer) =>
+      `親決め：${list(draws.map((draw) => `${who(draw.seat)}は${draw.card}`))}。${
+        dealer ? `${who(dealer)}が親です。` : "同じ月なので引き直します。"
+      }`,
+    fieldRefilled: (card) => `場が空になったので、山札から${card}をめくりました。`,
+    cardsCounted: (counts) =>
+      `札の計算：${list(counts.map((c) => `${who(c.seat)} ${c.count}点（${c.difference}）`))}。`,
     roundSummary: (round, end, dealCheck, winner, points) => {
       const result = winner ? `${who(winner)}の勝ち` : "勝者なし";
       return `第${round}回戦は${end}${dealCheck ? "（配り札の判定）" : ""}で終了：${result}${points ? `（${points}）` : ""}。`;

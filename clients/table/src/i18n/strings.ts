@@ -148,6 +148,12 @@ export interface Strings {
     timedOut(seat: Who, move: string | undefined): string;
     dealCheck: string;
     redealt: string;
+    /** Koi-Koi's draw for the first dealer: each seat's card, and who deals (none: a tie). */
+    firstDealer(draws: readonly { readonly seat: Who; readonly card: string }[], dealer: Who | undefined): string;
+    /** The field was empty: the stock's top card is turned onto it. */
+    fieldRefilled(card: string): string;
+    /** Hachi-Hachi's card count at the end of the hands: each player's count and difference to 88. */
+    cardsCounted(counts: readonly { readonly seat: Who; readonly count: number; readonly difference: string }[]): string;
     roundSummary(round: number, end: string, dealCheck: boolean, winner: Who | undefined, points: string | undefined): string;
     gameSummary(end: string, draw: boolean, winner: Who | undefined, resigned: Who | undefined): string;
     watching: string;
