@@ -45,7 +45,7 @@ function signed(value: number): string {
  * it risks if another player forms a dekiyaku first (RULES.md 2.4: half the first payment back
  * to each other player, the maker's dekiyaku paid twice over, at least the smallest one's).
  */
-export function sageWords(view: GameView, seat: SeatInfo, cardPoints: number): string {
+export function sageWords(view: GameView, seat: SeatInfo, cardPoints: number): string[] {
   const multiplier = Math.max(1, view.fieldMultiplier);
   // Each payment is in whole points, and the two other players of the round paid it.
   const each = dekiyakuPaid(seat) * multiplier;
@@ -62,20 +62,20 @@ export function sageWords(view: GameView, seat: SeatInfo, cardPoints: number): s
   parts.push(
     t.table.sageRisk(pointsText(halves(first * multiplier)), pointsText(2 * LEAST_DEKIYAKU * multiplier)),
   );
-  return parts.join(" ");
+  return parts;
 }
 
 /**
  * The koi-koi dialog's words: what the yaku score if the seat stops now, and what going on risks
  * (the opponent's cards in hand and yaku so far), or that nothing is left to gain.
  */
-export function koikoiWords(view: GameView, seat: SeatInfo | undefined): string {
-  let text = t.table.koikoiText(pointsText(seat?.yakuPoints ?? 0));
+export function koikoiWords(view: GameView, seat: SeatInfo | undefined): string[] {
+  const parts = [t.table.koikoiText(pointsText(seat?.yakuPoints ?? 0))];
   const opponent = view.seats.find((other) => other.seat !== view.viewerSeat);
   if (opponent && view.hand.length > 0) {
-    text += ` ${t.table.koikoiRisk(opponent.name, opponent.handSize, pointsText(opponent.yakuPoints))}`;
+    parts.push(t.table.koikoiRisk(opponent.name, opponent.handSize, pointsText(opponent.yakuPoints)));
   }
   // TABLE.md: the dialog says so when going on can gain nothing.
-  if (!view.hand.length) text += ` ${t.table.nothingLeft}`;
-  return text;
+  if (!view.hand.length) parts.push(t.table.nothingLeft);
+  return parts;
 }

@@ -896,7 +896,7 @@ export class Table {
     const kind = view.waiting?.kind ?? WaitingFor.UNSPECIFIED;
     const me = view.viewerSeat !== undefined ? view.seats[view.viewerSeat] : undefined;
     let title = t.table.decisionTitle;
-    let text = "";
+    let text: string | string[] = "";
     if (kind === WaitingFor.KOIKOI_DECISION) {
       title = t.table.koikoiTitle;
       text = koikoiWords(view, me);
@@ -918,7 +918,7 @@ export class Table {
   private openDecision(
     key: string,
     title: string,
-    text: string,
+    text: string | readonly string[],
     moves: Move[],
     cancellable: boolean,
     about?: Card,
@@ -927,9 +927,11 @@ export class Table {
     if (dialog.open && this.decisionKey === key) return;
     this.decisionKey = key;
     byId("decision-title").textContent = title;
-    byId("decision-text").textContent = text;
+    // A paragraph per part of the choice (what it keeps, what it can win, what it risks).
+    const parts = (typeof text === "string" ? [text] : text).map((part) => el("p", {}, part));
+    byId("decision-text").replaceChildren(...parts);
     // The card the decision is about is in the dialog, which covers the table.
-    if (about) byId("decision-text").prepend(el("span", { class: "about" }, picture(cardSvg(about))));
+    if (about) parts[0]?.prepend(el("span", { class: "about" }, picture(cardSvg(about))));
     const holder = byId("decision-moves");
     holder.replaceChildren(
       ...moves.map((move, index) => {
