@@ -41,6 +41,7 @@ import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
 import { firstShowing, invitationPanel, invitations } from "./invites.js";
 import { linkTo, type Place } from "./links.js";
+import { problemSentence } from "./problems.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, WaitKey } from "./i18n/strings.js";
 import {
@@ -195,7 +196,7 @@ export class Table {
           ? t.table.noGame
           : badSeat
             ? t.table.badToken
-            : t.table.lost(String(error instanceof Error ? error.message : error)),
+            : t.table.lost(problemSentence(error)),
       );
       if (!this.view) {
         // Nothing was ever shown: no empty table, only what went wrong and the way back.
@@ -380,9 +381,7 @@ export class Table {
       if (error instanceof RefereeError && error.reason === Reason.STALE_VERSION) {
         this.say(t.table.stale);
       } else {
-        this.say(
-          t.table.refused(error instanceof Error ? error.message : String(error)),
-        );
+        this.say(t.table.refused(problemSentence(error)));
       }
       const fresh = await this.referee
         .getGame({ game: this.place.game }, { token: this.place.token })
@@ -738,7 +737,7 @@ export class Table {
           again.disabled = true;
           playAgain(this.referee, view).catch((error: unknown) => {
             again.disabled = false;
-            again.after(el("p", { role: "alert" }, t.rounds.playAgainFailed(error instanceof Error ? error.message : String(error))));
+            again.after(el("p", { role: "alert" }, t.rounds.playAgainFailed(problemSentence(error))));
           });
         });
         box.append(el("p", {}, again));
@@ -798,7 +797,7 @@ export class Table {
     // The totals after the round, from the log (as the sheet): read while the summary is shown.
     void loadRounds(this.referee, this.place)
       .then((results) => running.replaceChildren(runningTotals(view, sheetRows(view, results, startingTotals(view)), next.result.round)))
-      .catch((error: unknown) => running.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error)))));
+      .catch((error: unknown) => running.replaceChildren(el("p", {}, t.rounds.failed(problemSentence(error)))));
     dialog.showModal();
     byId("round-summary-close").focus();
     return true;
@@ -813,7 +812,7 @@ export class Table {
         results.length ? sheetTable(view, sheetRows(view, results, start), start) : el("p", {}, t.rounds.noRounds),
       );
     } catch (error) {
-      holder.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error))));
+      holder.replaceChildren(el("p", {}, t.rounds.failed(problemSentence(error))));
     }
   }
 
