@@ -16,6 +16,8 @@ from typing import Any
 from .npm_packages import TABLE, install, npm
 
 LANGUAGES = ("en", "fr", "ja")
+#: The referee's reasons for refusing a request.
+ERRORS_PROTO = TABLE.parents[1] / "proto" / "hanafuda" / "v1" / "errors.proto"
 
 #: The standard Japanese names of the cards that have one of their own, by card number
 #: (CARDS.md's order); every other card is a plain, "<flower>のカス".
@@ -118,3 +120,44 @@ def test_the_language_is_the_stored_choice_else_the_browsers() -> None:
         ("ja", ["fr-FR"], "ja"),
         ("xx", ["fr"], "fr"),
     ]
+
+
+def _proto_reasons() -> set[str]:
+    """The names of errors.proto's ``Reason`` values without ``REASON_`` (``UNSPECIFIED`` is
+    never sent)."""
+    proto = ERRORS_PROTO.read_text(encoding="utf-8")
+    body = re.search(r"enum Reason \{(.*?)\n\}", proto, re.DOTALL)
+    assert body is not None, "errors.proto has no Reason enum"
+    names = set(re.findall(r"^\s*REASON_([A-Z0-9_]+)\s*=\s*\d+;", body.group(1), re.MULTILINE))
+    return names - {"UNSPECIFIED"}
+
+
+def _told_reasons(language: str) -> dict[str, str]:
+    """The sentences a language's ``problems.reasons`` gives, by reason, read from its source
+    (one ``NAME: "sentence",`` a line)."""
+    source = (TABLE / "src" / "i18n" / f"{language}.ts").read_text(encoding="utf-8")
+    block = re.search(r"\n  problems: \{\n    reasons: \{\n(.*?)\n    \},", source, re.DOTALL)
+    assert block is not None, f"{language}.ts has no problems.reasons"
+    return dict(re.findall(r'^\s+([A-Z0-9_]+): "(.*)",$', block.group(1), re.MULTILINE))
+
+
+def test_every_language_tells_every_reason_the_referee_may_give() -> None:
+    """Read without Node: every reason of errors.proto has a sentence, not blank, in each
+    language, and none that the proto does not have (``tsc`` checks the same against the SDK's
+    generated enum, which could lag behind the proto)."""
+    reasons = _proto_reasons()
+    assert len(reasons) >= 36, sorted(reasons)
+    for language in LANGUAGES:
+        told = _told_reasons(language)
+        assert set(told) == reasons, (
+            language,
+            f"misses {sorted(reasons - set(told))}",
+            f"adds {sorted(set(told) - reasons)}",
+        )
+        assert all(sentence.strip() for sentence in told.values()), language
+    # A sentence for a player in their language: a translation differs from the English one.
+    english = _told_reasons("en")
+    for language in ("fr", "ja"):
+        told = _told_reasons(language)
+        same = sorted(reason for reason, sentence in told.items() if sentence == english[reason])
+        assert not same, (language, same)

@@ -1405,6 +1405,51 @@ def test_a_link_with_a_wrong_seat_says_so_plainly_in_the_players_language(
     assert page.inner_text("#lobby-title") == "Nouvelle partie"
 
 
+#: The lobby's refusal of a Hachi-Hachi game with three expert bots (the referee allows two
+#: expert seats a game by default), in each language: the reason in a player's words with the
+#: limit the refusal carries.
+TOO_MANY_EXPERTS = {
+    "fr": "Impossible de créer la partie. Trop de robots experts pour une seule partie : "
+    "choisissez-en moins (un robot glouton ne coûte presque rien). La limite est de 2.",
+    "ja": "対局を作れませんでした。一つの対局にエキスパートボットが多すぎます。"
+    "減らしてください（貪欲ボットなら負担はほとんどありません）。上限は2です。",
+}
+
+
+def test_a_refusal_is_told_in_the_players_language_without_the_referees_english(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """TABLE.md, "Languages": errors are translated. The referee's own message (English, for
+    developers) reaches the page with the refusal but is not shown."""
+    # The tests' referees lift the limit on expert seats: this one keeps the default.
+    with RefereeProcess(tmp_path, env={"HANAFUDA_MAX_EXPERT_SEATS": "2"}) as limited:
+        for language, locale in (("fr", "fr-FR"), ("ja", "ja-JP")):
+            watched = open_page(browser, limited.http_url + "/", locale=locale)
+            page = watched.page
+            page.wait_for_selector("#lobby:not([hidden])")
+            page.check('input[name="kind"][value="hachihachi"]')
+            page.select_option("#seat-count", "4")
+            for seat in (1, 2, 3):
+                page.select_option(f"#opponent-{seat}", "expert")
+            with page.expect_response(
+                lambda answer: answer.url.endswith("/v1/games") and answer.request.method == "POST"
+            ) as answered:
+                page.click("#start")
+            refusal = answered.value.json()["error"]
+            assert refusal["details"][0]["reason"] == "TOO_MANY_EXPERT_SEATS", refusal
+            page.wait_for_function("() => document.getElementById('lobby-error').innerText !== ''")
+            said = page.inner_text("#lobby-error")
+            assert said == TOO_MANY_EXPERTS[language]
+            assert refusal["message"] not in said
+            assert page.is_hidden("#table")
+            _assert_no_english(page, language)
+            # The browser's own line for the refused request, nothing else (no CSP violation).
+            assert watched.errors == [
+                "Failed to load resource: the server responded with a status of 400 (Bad Request)"
+            ]
+            page.context.close()
+
+
 #: Collects, from now on, the animation of every card marked as arrived (a later version may
 #: redraw the table before a test reads it).
 WATCH_ARRIVALS = """() => {

@@ -18,6 +18,7 @@ import {
 } from "@hanafuda-referee/client";
 import { cardName } from "./cards.js";
 import { byId, el } from "./dom.js";
+import { problemSentence } from "./problems.js";
 import { t } from "./i18n/language.js";
 import type { Place } from "./links.js";
 import { moveLabel } from "./words.js";
@@ -172,10 +173,9 @@ export class Advice {
 
   private refusal(error: unknown): string {
     if (error instanceof RefereeError) {
-      if (error.reason === Reason.RATE_LIMITED) return t.advice.rateLimited;
       if (error.reason === Reason.NOT_YOUR_TURN) return t.advice.notYourTurn;
       if (error.reason === Reason.GAME_OVER) return t.advice.gameOver;
     }
-    return t.advice.failed(error instanceof Error ? error.message : String(error));
+    return t.advice.failed(problemSentence(error));
   }
 }

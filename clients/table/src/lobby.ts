@@ -7,13 +7,13 @@
 import {
   BotLevel,
   GameKind,
-  RefereeError,
   type GameView,
   type RefereeClient,
 } from "@hanafuda-referee/client";
 import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
 import { keepInvitations } from "./invites.js";
+import { problemSentence } from "./problems.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, OpponentKey, PresetKey } from "./i18n/strings.js";
 
@@ -97,10 +97,7 @@ export function showLobby(referee: RefereeClient): void {
       event.preventDefault();
       error.textContent = "";
       void create(referee, form).catch((failure: unknown) => {
-        error.textContent =
-          failure instanceof RefereeError
-            ? t.lobby.refused(failure.message)
-            : t.lobby.failed(String(failure));
+        error.textContent = t.lobby.failed(problemSentence(failure));
       });
     });
     byId<HTMLFormElement>("watch").addEventListener("submit", (event) => {

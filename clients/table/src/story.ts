@@ -9,6 +9,7 @@
 import { type Event, type RefereeClient } from "@hanafuda-referee/client";
 import { t } from "./i18n/language.js";
 import type { Place } from "./links.js";
+import type { Problem } from "./problems.js";
 import { describe, type Seats } from "./words.js";
 
 /** The most lines the story keeps (the oldest go first). */
@@ -20,7 +21,7 @@ export type Said =
   | { readonly version: string; readonly kind: "watching" }
   | { readonly version: string; readonly kind: "seated"; readonly seat: number }
   | { readonly version: string; readonly kind: "stale" }
-  | { readonly version: string; readonly kind: "refused"; readonly reason?: number; readonly message: string };
+  | { readonly version: string; readonly kind: "refused"; readonly problem: Problem };
 
 /** A line of the story with the version it belongs to. */
 export interface Line {

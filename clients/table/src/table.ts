@@ -43,6 +43,7 @@ import { append, byId, el, picture } from "./dom.js";
 import { firstShowing, invitationPanel, invitations } from "./invites.js";
 import { KEPT_LINES, eventLines, keepSayings, keptSayings, saidText, storyUpTo, type Line, type Said } from "./story.js";
 import { linkTo, type Place } from "./links.js";
+import { problemOf, problemSentence, problemText } from "./problems.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, WaitKey } from "./i18n/strings.js";
 import {
@@ -189,7 +190,7 @@ export class Table {
           ? t.table.noGame
           : badSeat
             ? t.table.badToken
-            : t.table.lost(String(error instanceof Error ? error.message : error)),
+            : t.table.lost(problemSentence(error)),
       );
       if (!this.view) {
         // Nothing was ever shown: no empty table, only what went wrong and the way back.
@@ -376,12 +377,7 @@ export class Table {
       if (error instanceof RefereeError && error.reason === Reason.STALE_VERSION) {
         this.say({ version: String(view.version), kind: "stale" });
       } else {
-        this.say({
-          version: String(view.version),
-          kind: "refused",
-          reason: error instanceof RefereeError ? error.reason : undefined,
-          message: error instanceof Error ? error.message : String(error),
-        });
+        this.say({ version: String(view.version), kind: "refused", problem: problemOf(error) });
       }
       const fresh = await this.referee
         .getGame({ game: this.place.game }, { token: this.place.token })
@@ -423,7 +419,7 @@ export class Table {
   }
 
   private refusal(said: Said & { kind: "refused" }): string {
-    return t.table.refused(said.message);
+    return t.table.refused(problemText(said.problem));
   }
 
   private append(line: Line): void {
@@ -775,7 +771,7 @@ export class Table {
           again.disabled = true;
           playAgain(this.referee, view).catch((error: unknown) => {
             again.disabled = false;
-            again.after(el("p", { role: "alert" }, t.rounds.playAgainFailed(error instanceof Error ? error.message : String(error))));
+            again.after(el("p", { role: "alert" }, t.rounds.playAgainFailed(problemSentence(error))));
           });
         });
         box.append(el("p", {}, again));
@@ -836,7 +832,7 @@ export class Table {
     // The totals after the round, from the log (as the sheet): read while the summary is shown.
     void loadRounds(this.referee, this.place)
       .then((results) => running.replaceChildren(runningTotals(view, sheetRows(view, results, startingTotals(view)), next.result.round)))
-      .catch((error: unknown) => running.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error)))));
+      .catch((error: unknown) => running.replaceChildren(el("p", {}, t.rounds.failed(problemSentence(error)))));
     dialog.showModal();
     byId("round-summary-close").focus();
     return true;
@@ -851,7 +847,7 @@ export class Table {
         results.length ? sheetTable(view, sheetRows(view, results, start), start) : el("p", {}, t.rounds.noRounds),
       );
     } catch (error) {
-      holder.replaceChildren(el("p", {}, t.rounds.failed(error instanceof Error ? error.message : String(error))));
+      holder.replaceChildren(el("p", {}, t.rounds.failed(problemSentence(error))));
     }
   }
 

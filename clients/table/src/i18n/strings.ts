@@ -8,6 +8,8 @@
  * agrees its verbs ("you win", "Ann wins"; "vous gagnez", "Ann gagne") as it needs.
  */
 
+import type { Reason } from "@hanafuda-referee/client";
+
 /** The languages of the table, by their BCP 47 primary subtag. */
 export const LANGUAGES = ["en", "fr", "ja"] as const;
 export type Lang = (typeof LANGUAGES)[number];
@@ -78,6 +80,13 @@ export type PageKey =
 export type CauseKey =
   | "teyaku" | "dekiyaku" | "sageRefund" | "sageOvertaken" | "cardCount" | "allEights"
   | "doubleEights" | "dropFee" | "dropFeesTaken";
+
+/**
+ * The referee's reasons for refusing a request (`hanafuda.v1.Reason`, proto/hanafuda/v1/errors.proto,
+ * without `REASON_`), as the SDK's generated enum names them: a reason added to the proto and
+ * regenerated fails `tsc` until every language says it.
+ */
+export type ReasonName = Exclude<keyof typeof Reason, "UNSPECIFIED">;
 
 export interface Strings {
   /** The language's own name, for the switch. */
@@ -165,10 +174,11 @@ export interface Strings {
     noGame: string;
     badToken: string;
     noGameTitle: string;
-    lost(message: string): string;
+    /** `problem`: a sentence of `problems` (the same below). */
+    lost(problem: string): string;
     backToLobby: string;
     stale: string;
-    refused(message: string): string;
+    refused(problem: string): string;
     kinds: { readonly koikoi: string; readonly hachihachi: string };
     title(game: string, round: number, rounds: string, month: number): string;
     documentTitle(game: string, mine: boolean): string;
@@ -289,9 +299,9 @@ export interface Strings {
     start: string;
     loading: string;
     noRounds: string;
-    failed(message: string): string;
+    failed(problem: string): string;
     playAgain: string;
-    playAgainFailed(message: string): string;
+    playAgainFailed(problem: string): string;
   };
 
   readonly invites: {
@@ -332,10 +342,9 @@ export interface Strings {
     allSame(decisions: number): string;
     difference(round: number, played: string, expert: string, cost: string): string;
     otherwise(decisions: number, differences: number): string;
-    rateLimited: string;
     notYourTurn: string;
     gameOver: string;
-    failed(message: string): string;
+    failed(problem: string): string;
   };
 
   readonly lobby: {
@@ -345,10 +354,29 @@ export interface Strings {
     defaultRules: string;
     /** Each preset in a player's words: where it comes from and what sets it apart. */
     presets: Readonly<Record<PresetKey, string>>;
-    refused(message: string): string;
-    failed(message: string): string;
+    failed(problem: string): string;
     defaultName: string;
     botName(level: LevelKey, seat: number): string;
     friendName(seat: number): string;
+  };
+
+  /**
+   * What went wrong, in a player's words (`src/problems.ts` picks the sentence): never the
+   * referee's own message, which is English and written for developers.
+   */
+  readonly problems: {
+    /** Each refusal by its reason. */
+    readonly reasons: Readonly<Record<ReasonName, string>>;
+    /** Said after a refusal that names its limit (games, expert seats). */
+    limit(limit: number): string;
+    /** Said after a refusal that says when to try again. */
+    retrySeconds(seconds: number): string;
+    retryMinutes(minutes: number): string;
+    /** Sentences one after another. */
+    together(sentences: readonly string[]): string;
+    /** The referee could not be reached (the network, or the referee down). */
+    unreachable: string;
+    /** A refusal for a reason this table does not know, or another failure. */
+    other: string;
   };
 }
