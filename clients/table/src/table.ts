@@ -683,7 +683,7 @@ export class Table {
 
   /**
    * Fills the pile dialog from the current view: drawn again with every version while it is open,
-   * so it never shows a pile the table behind it no longer has (README, "Capture piles").
+   * so it never shows a pile the table behind it no longer has (README, "Capture piles shown large").
    */
   private fillPile(): void {
     const view = this.view;
