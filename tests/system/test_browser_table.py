@@ -863,6 +863,9 @@ ENGLISH = (
     "Waiting for",
     "Your turn",
     "No captures",
+    "captures large",
+    "cards captured",
+    "formed yet",
     "Game over",
     "Round ",
     "Seat ",
@@ -1022,6 +1025,15 @@ def test_a_whole_game_in_each_language(
     assert len(story) == 1 or says["over"] in story[-1], story
     found["over"] = _axe_violations(page, axe_source)
     _assert_no_english(page, language)
+    # A capture pile shown large, in the language (the last round's piles stay on the table).
+    if page.locator("#seats .captures[data-seat]").count():
+        page.locator("#seats .captures[data-seat] button.pile-open").first.click()
+        page.wait_for_selector("#pile[open] .pile-cards .card")
+        found["pile"] = _axe_violations(page, axe_source)
+        _assert_no_english(page, language)
+        shot(page, f"language-{language}-{size}-pile")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#pile:not([open])", state="attached")
     assert all(not violations for violations in found.values()), json.dumps(found, indent=1)
     watched.assert_clean()
 
@@ -1532,4 +1544,173 @@ def test_a_long_story_goes_on_counting_past_its_kept_lines(
     assert shown == 200
     assert start + shown - 1 == events + 1, (start, shown, events)
     assert page.locator("#events li").last.inner_text().startswith("Game over")
+    watched.assert_clean()
+
+
+# --- Capture piles (TABLE.md, "Reading the table") -------------------------------------------
+
+
+def _axe_under_csp(page: Page, axe_source: str, origin: str) -> list[dict[str, object]]:
+    """``_axe_violations`` on a page that keeps the CSP: axe-core is served as a script of the
+    referee's own origin (the route answers it, the referee never sees the request)."""
+    page.route(
+        f"{origin}/axe.min.js",
+        lambda route: route.fulfill(body=axe_source, content_type="text/javascript"),
+    )
+    page.add_script_tag(url=f"{origin}/axe.min.js")
+    return _axe_violations(page, axe_source)
+
+
+FOCUSED_KEY = "(key) => document.activeElement.dataset.key === key"
+#: The words of each kind's group heading (English), by the kind's card numbers.
+_GROUPS = (("Brights", _LIGHTS), ("Animals", _ANIMALS), ("Ribbons", _RIBBONS), ("Plains", _PLAINS))
+
+
+@pytest.mark.parametrize("kind", ["koikoi", "hachihachi"])
+def test_a_capture_pile_is_shown_large_on_a_phone(
+    referee: RefereeProcess, browser: Browser, kind: str
+) -> None:
+    """TABLE.md, "Reading the table": on a phone a tap on a capture pile shows it large, in a
+    dialog: its cards by kind with their counts, each named, with the yaku it forms (and in
+    Hachi-Hachi the card points); its button and Escape close it, back on the pile."""
+    install(TABLE)
+    axe_source = (TABLE / "node_modules" / "axe-core" / "axe.min.js").read_text()
+    watched = open_page(
+        browser,
+        referee.http_url + "/",
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = watched.page
+    start_game(page, kind, ["greedy"] if kind == "koikoi" else ["greedy", "greedy"])
+    # Play until a pile holds cards, stopping on this seat's turn to play (nothing moves then).
+    for _ in range(MAX_STEPS):
+        now = state(page)
+        assert now["status"] == "playing", "the round ended before any capture"
+        summary = page.evaluate("() => document.getElementById('round-summary').open")
+        piles = page.locator("#seats .captures[data-seat]").count()
+        if piles and now["mine"] == "true" and not now["dialog"] and not summary:
+            break
+        if not act(page):
+            page.wait_for_timeout(50)
+    pile = page.locator("#seats .captures[data-seat]").first
+    seat = int(pile.get_attribute("data-seat") or "")
+    view = _view(referee, page)
+    captured = _card_numbers(view["seats"][seat].get("captured", []))
+    assert pile.locator(".card").count() == len(captured) > 0
+    name = view["seats"][seat]["name"]
+    owner = "your" if seat == view.get("viewerSeat", 0) else f"{name}'s"
+    control = pile.locator("button.pile-open")
+    assert control.inner_text() == f"Show {owner} captures large"
+    assert control.bounding_box()["height"] >= 44  # type: ignore[index]
+
+    # A tap on the pile's cards (not its button) shows it large.
+    pile.locator(".card").first.tap()
+    page.wait_for_selector("#pile[open]")
+    assert page.inner_text("#pile-title") == (
+        "Your captures" if owner == "your" else f"{name}'s captures"
+    )
+    assert page.evaluate("() => document.activeElement.id") == "pile-close"
+    large = page.locator("#pile .pile-cards .card")
+    assert large.count() == len(captured) == pile.locator(".card").count()
+    # Each card named as on the table (its kind, month and Japanese name), with a caption to see.
+    assert large.evaluate_all("(cards) => cards.map((c) => c.getAttribute('aria-label'))") == (
+        pile.locator(".card").evaluate_all(
+            "(cards) => cards.map((c) => c.getAttribute('aria-label'))"
+        )
+    )
+    assert all(text.strip() for text in page.locator("#pile .caption").all_inner_texts())
+    # Large, and inside the phone's screen: no sideways scrolling, the first row seen at once.
+    first = large.first.bounding_box()
+    assert first is not None and first["y"] >= 0 and first["y"] + first["height"] <= 844
+    for index in range(large.count()):
+        card = large.nth(index)
+        card.scroll_into_view_if_needed()
+        box = card.bounding_box()
+        assert box is not None
+        assert box["width"] >= 60, box
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    assert page.evaluate(
+        """() => {
+          const dialog = document.getElementById("pile");
+          return dialog.scrollWidth <= dialog.clientWidth
+            && document.documentElement.scrollWidth <= window.innerWidth;
+        }"""
+    )
+    # The groups: the pile's headings and counts, as the referee's view makes them.
+    expected = [
+        f"{label} ({len(captured & cards)})" for label, cards in _GROUPS if captured & cards
+    ]
+    assert page.locator("#pile .group h3").all_inner_texts() == expected
+    assert pile.locator(".group h3").all_inner_texts() == expected
+    for group, heading in zip(page.locator("#pile .group").all(), expected, strict=True):
+        assert f"({group.locator('.card').count()})" in heading
+    facts = page.inner_text("#pile .pile-facts")
+    assert facts.startswith(f"{len(captured)} card"), facts
+    if kind == "hachihachi":
+        points = sum(_card_points(card) for card in captured)
+        assert f"Card points: {points} (" in facts, facts
+    # The yaku the pile forms: those of the seat's panel (the teyaku, the hand's, left out).
+    formed = page.locator("#pile .pile-yaku")
+    assert formed.locator("h3").inner_text() == (
+        "Dekiyaku (captured cards)" if kind == "hachihachi" else "Yaku (captured cards)"
+    )
+    panel_yaku = page.locator(f'.seat[data-seat="{seat}"] .scoring .yaku li').all_inner_texts()
+    panel_yaku = [line for line in panel_yaku if not line.startswith("hand: ")]
+    if panel_yaku:
+        assert formed.locator(".yaku li").all_inner_texts() == panel_yaku
+    else:
+        assert formed.inner_text().endswith("formed yet."), formed.inner_text()
+    # The screen as the player sees it (a whole page's picture would misplace the dialog).
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"pile-large-{kind}-phone.png"))
+    found = _axe_under_csp(page, axe_source, referee.http_url)
+    assert found == [], json.dumps(found, indent=1)
+
+    # Closed by its button: back on the pile's control.
+    page.locator("#pile-close").tap()
+    page.wait_for_selector("#pile:not([open])", state="attached")
+    # (The dialog's close event, which puts the focus back, comes a moment after it closes.)
+    page.wait_for_function(FOCUSED_KEY, arg=f"pile-{seat}")
+    # The keyboard opens it again from there, and Escape closes it, back on the control.
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#pile[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#pile:not([open])", state="attached")
+    # (The dialog's close event, which puts the focus back, comes a moment after it closes.)
+    page.wait_for_function(FOCUSED_KEY, arg=f"pile-{seat}")
+
+    # Open, it follows the game: this seat plays (over the API: the dialog covers the hand),
+    # preferably a card that takes one, the bots answer, and the dialog shows the piles then.
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#pile[open]")
+    view = _view(referee, page)
+    field_months = {_month(card) for card in _card_numbers(view.get("field", []))}
+    plays = view["legalMoves"]
+    move = next(
+        (m for m in plays if _month(cards_pb2.Card.Value(m["card"])) in field_months), plays[0]
+    )
+    fragment = _fragment(page.url)
+    played = httpx.post(
+        f"{referee.http_url}/v1/games/{fragment['game']}/moves",
+        json={"move": move, "expectedVersion": view["version"]},
+        headers={"Authorization": f"Bearer {fragment['token']}"},
+        timeout=10,
+    )
+    assert played.status_code == 200, played.text
+    page.wait_for_function(
+        """(before) => {
+          const table = document.getElementById("table");
+          return Number(table.dataset.version) > before
+            && (table.dataset.myTurn === "true" || table.dataset.status !== "playing");
+        }""",
+        arg=int(view["version"]) + 1,
+    )
+    after = _view(referee, page)
+    assert page.locator("#pile").get_attribute("open") is not None
+    shown = page.locator("#pile .pile-cards .card").evaluate_all(CARD_NUMBERS)
+    assert {int(card) for card in shown} == _card_numbers(after["seats"][seat].get("captured", []))
+    page.keyboard.press("Escape") if not state(page)["dialog"] else page.click("#pile-close")
     watched.assert_clean()

@@ -38,7 +38,7 @@ import {
 } from "./rounds.js";
 import { playAgain } from "./lobby.js";
 import { previewPlay, whyNotPlayable } from "./preview.js";
-import { backSvg, cardInfo, cardName, cardSvg, type Kind } from "./cards.js";
+import { backSvg, cardInfo, cardName, cardSvg, shortName, type Kind } from "./cards.js";
 import { append, byId, el, picture } from "./dom.js";
 import { firstShowing, invitationPanel, invitations } from "./invites.js";
 import { KEPT_LINES, eventLines, keepSayings, keptSayings, saidText, storyUpTo, type Line, type Said } from "./story.js";
@@ -81,6 +81,19 @@ const LEVEL_NAMES: ReadonlyArray<LevelKey | undefined> = [undefined, "random", "
 function cardPoints(cards: readonly Card[]): number {
   const values = { bright: 20, animal: 10, ribbon: 5, plain: 1 } as const;
   return cards.reduce((sum, card) => sum + values[cardInfo(card).kind], 0);
+}
+
+/** Card points against the 88 of the card count, signed: "+12", "-43" ("−43" in French). */
+function againstEightyEight(points: number): string {
+  const difference = points - 88;
+  return `${difference > 0 ? "+" : ""}${t.words.number(difference)}`;
+}
+
+/** A pile's cards by kind (brights, animals, ribbons, plains), the kinds it does not hold left out. */
+function byKind(cards: readonly Card[]): Array<{ kind: Kind; cards: Card[] }> {
+  return KIND_GROUPS.map((kind) => ({ kind, cards: cards.filter((card) => cardInfo(card).kind === kind) })).filter(
+    (group) => group.cards.length > 0,
+  );
 }
 
 function timeOf(stamp: { seconds: bigint; nanos: number } | undefined): number | undefined {
@@ -242,6 +255,28 @@ export class Table {
     );
     byId("guide-close").addEventListener("click", () => byId<HTMLDialogElement>("guide").close(), options);
     byId("sheet-open").addEventListener("click", () => void this.showSheet(), options);
+    // A capture pile shows itself large when tapped or clicked, or by its button.
+    byId("seats").addEventListener(
+      "click",
+      (event) => {
+        const pile = (event.target as HTMLElement).closest<HTMLElement>(".captures[data-seat]");
+        if (pile) this.showPile(Number(pile.dataset.seat));
+      },
+      options,
+    );
+    const pile = byId<HTMLDialogElement>("pile");
+    byId("pile-close").addEventListener("click", () => pile.close(), options);
+    // Closed by its button or by Escape: back to the pile's control, drawn again since it opened
+    // if the game moved on (the browser's own return would find the old one gone).
+    pile.addEventListener(
+      "close",
+      () => {
+        const seat = this.pileSeat;
+        this.pileSeat = undefined;
+        document.querySelector<HTMLElement>(`#seats [data-key="pile-${seat}"]`)?.focus();
+      },
+      options,
+    );
     byId("sheet-close").addEventListener("click", () => byId<HTMLDialogElement>("sheet").close(), options);
     const summary = byId<HTMLDialogElement>("round-summary");
     byId("round-summary-close").addEventListener("click", () => summary.close(), options);
@@ -493,6 +528,7 @@ export class Table {
     // A hint is for the seat's own pending decision, asked of the referee's expert.
     byId("hint").hidden = !(mine && view.status === GameStatus.IN_PROGRESS);
     this.drawSeats(view, seats);
+    if (byId<HTMLDialogElement>("pile").open) this.fillPile();
     this.drawField(view);
     this.drawHand(view);
     this.markArrivals();
@@ -595,8 +631,7 @@ export class Table {
       if (!hachi && seat.koikoiCalls > 0) facts.append(` · ${t.table.koikoiCalls(seat.koikoiCalls)}`);
       if (hachi && seat.participation !== Participation.DROPPED) {
         const points = cardPoints(seat.captured);
-        const difference = points - 88;
-        facts.append(` · ${t.table.cardPoints(points, `${difference > 0 ? "+" : ""}${t.words.number(difference)}`)}`);
+        facts.append(` · ${t.table.cardPoints(points, againstEightyEight(points))}`);
       }
       if (hachi && seat.sage) facts.append(` · ${t.table.calledSage}`);
       if (hachi && seat.participation === Participation.DROPPED) facts.append(` · ${t.table.droppedOut}`);
@@ -606,17 +641,22 @@ export class Table {
         for (let i = 0; i < Math.min(seat.handSize, 10); i++) backs.append(picture(backSvg()));
         panel.append(backs);
       }
-      panel.append(this.scoring(seat, hachi), reachList(view, seat, plans) ?? "", this.captures(seat));
+      panel.append(this.scoring(seat, hachi), reachList(view, seat, plans) ?? "", this.captures(seat, seats));
       holder.append(panel);
     }
   }
 
-  private scoring(seat: SeatInfo, hachi: boolean): HTMLElement {
+  /**
+   * The seat's yaku (Koi-Koi) or teyaku and dekiyaku (Hachi-Hachi) with their points; a hidden
+   * element when there are none. `withHand`: whether the teyaku (made by the hand dealt, not by
+   * the captures) is listed.
+   */
+  private scoring(seat: SeatInfo, hachi: boolean, withHand = true): HTMLElement {
     const list = el("ul", { class: "yaku" });
     for (const yaku of seat.yaku) {
       list.append(el("li", {}, t.table.yakuLine(yakuName(yaku.id), pointsText(yaku.points))));
     }
-    if (hachi && seat.teyaku && seat.teyaku.id) {
+    if (withHand && hachi && seat.teyaku && seat.teyaku.id) {
       list.append(el("li", {}, t.table.teyakuLine(yakuName(seat.teyaku.id), seat.teyaku.value)));
     }
     for (const dekiyaku of seat.dekiyaku) {
@@ -629,23 +669,86 @@ export class Table {
     return box;
   }
 
-  private captures(seat: SeatInfo): HTMLElement {
+  /**
+   * The seat's capture pile, small, by kind with the counts; a pile that holds cards is also the
+   * way to see it large (a tap anywhere on it, or its button, which the keyboard reaches).
+   */
+  private captures(seat: SeatInfo, seats: Seats): HTMLElement {
     const box = el("div", { class: "captures" });
     if (!seat.captured.length) {
       box.append(el("p", { class: "none" }, t.table.noCaptures));
       return box;
     }
-    for (const kind of KIND_GROUPS) {
-      const label = t.cards.groups[kind];
-      const cards = seat.captured.filter((card) => cardInfo(card).kind === kind);
-      if (!cards.length) continue;
-      const group = el("div", { class: `group ${kind}` }, el("h3", {}, `${label} (${cards.length})`));
+    box.dataset.seat = String(seat.seat);
+    for (const { kind, cards } of byKind(seat.captured)) {
+      const group = el("div", { class: `group ${kind}` }, el("h3", {}, t.table.groupHeading(t.cards.groups[kind], cards.length)));
       const row = el("div", { class: "row" });
       for (const card of cards) row.append(cardImage(card, true));
       group.append(row);
       box.append(group);
     }
+    // Its own text is its name (no aria-label), so a voice command saying what is seen works.
+    box.append(
+      el(
+        "button",
+        { type: "button", class: "pile-open", "data-key": `pile-${seat.seat}` },
+        t.table.pileOpen(person(seats, seat.seat)),
+      ),
+    );
     return box;
+  }
+
+  /** The seat whose pile the pile dialog shows, while it is open. */
+  private pileSeat: number | undefined;
+
+  /** Opens the dialog that shows `seat`'s capture pile large. */
+  private showPile(seat: number): void {
+    this.pileSeat = seat;
+    this.fillPile();
+    const dialog = byId<HTMLDialogElement>("pile");
+    if (!dialog.open) dialog.showModal();
+    byId("pile-close").focus();
+  }
+
+  /**
+   * Fills the pile dialog from the current view: drawn again with every version while it is open,
+   * so it never shows a pile the table behind it no longer has (README, "Capture piles shown large").
+   */
+  private fillPile(): void {
+    const view = this.view;
+    const seat = this.pileSeat === undefined ? undefined : view?.seats[this.pileSeat];
+    if (!view || !seat) return;
+    const hachi = view.kind === GameKind.HACHI_HACHI;
+    byId("pile-title").textContent = t.table.pileTitle(person(this.seats(view), seat.seat));
+    const facts = el("p", { class: "pile-facts" }, t.table.pileCount(seat.captured.length));
+    if (hachi && seat.participation !== Participation.DROPPED) {
+      const points = cardPoints(seat.captured);
+      facts.append(" ", t.table.pileCardPoints(points, againstEightyEight(points)));
+    }
+    const groups = byKind(seat.captured).map(({ kind, cards }) => {
+      const list = el("ul", { class: "pile-cards" });
+      for (const card of cards) {
+        // The picture carries the whole name (kind, month, Japanese name); the caption under it
+        // is the short name for the eye, which a screen reader need not hear twice.
+        const image = el("span", { class: "card large", role: "img", "aria-label": cardName(card), "data-card": card });
+        image.append(picture(cardSvg(card)));
+        list.append(el("li", {}, image, el("span", { class: "caption", "aria-hidden": "true" }, shortName(card))));
+      }
+      return el(
+        "section",
+        { class: `group ${kind}`, "data-kind": kind },
+        el("h3", {}, t.table.groupHeading(t.cards.groups[kind], cards.length)),
+        list,
+      );
+    });
+    // The yaku the pile forms, as the seat's panel draws them (the teyaku is the hand's, left out).
+    const scoring = this.scoring(seat, hachi, false);
+    const formed = scoring.hidden ? el("p", { class: "none" }, t.table.pileNoYaku(hachi)) : scoring;
+    byId("pile-body").replaceChildren(
+      facts,
+      groups.length ? el("div", { class: "pile-groups" }, ...groups) : el("p", { class: "none" }, t.table.noCaptures),
+      el("section", { class: "pile-yaku" }, el("h3", {}, hachi ? t.guide.dekiyakuTitle : t.guide.yakuTitle), formed),
+    );
   }
 
   private drawField(view: GameView): void {

@@ -75,6 +75,7 @@ export const en: Strings = {
     guideClose: "Close",
     sheetOpen: "Score sheet",
     sheetClose: "Close",
+    pileClose: "Close",
     summaryContinue: "Continue",
     invitesOpen: "Invitation links",
   },
@@ -353,6 +354,11 @@ export const en: Strings = {
       `You have no card left to play: sage can form nothing more and only leads to the card count, where you have ${points} card points (${difference} against 88).`,
     joinTitle: "Join or drop out?",
     joinText: "Join this round, or drop out of it.",
+    pileOpen: (seat) => `Show ${seat.you ? "your" : `${seat.name}'s`} captures large`,
+    pileTitle: (seat) => `${seat.you ? "Your" : `${cap(seat.name)}'s`} captures`,
+    pileCount: (count) => `${plural(count, "card", "cards")} captured.`,
+    pileCardPoints: (points, difference) => `Card points: ${points} (${difference} against 88).`,
+    pileNoYaku: (hachi) => (hachi ? "No dekiyaku formed yet." : "No yaku formed yet."),
   },
 
   guide: {

@@ -79,6 +79,7 @@ export const fr: Strings = {
     guideClose: "Fermer",
     sheetOpen: "Feuille de marque",
     sheetClose: "Fermer",
+    pileClose: "Fermer",
     summaryContinue: "Continuer",
     invitesOpen: "Liens d'invitation",
   },
@@ -366,6 +367,11 @@ export const fr: Strings = {
       `Vous n'avez plus de carte à jouer : sage ne peut plus rien former et mène seulement au décompte des cartes, où vous avez ${points} points de cartes (${difference} par rapport à 88).`,
     joinTitle: "Jouer ou se retirer ?",
     joinText: "Jouez cette manche, ou retirez-vous-en.",
+    pileOpen: (seat) => `Voir en grand ${seat.you ? "vos cartes prises" : `les cartes prises par ${seat.name}`}`,
+    pileTitle: (seat) => (seat.you ? "Vos cartes prises" : `Cartes prises par ${seat.name}`),
+    pileCount: (count) => `${plural(count, "carte prise", "cartes prises")}.`,
+    pileCardPoints: (points, difference) => `Points des cartes : ${points} (${difference} face à 88).`,
+    pileNoYaku: (hachi) => (hachi ? "Aucun dekiyaku formé pour l'instant." : "Aucun yaku formé pour l'instant."),
   },
 
   guide: {

@@ -61,6 +61,7 @@ export const ja: Strings = {
     guideClose: "閉じる",
     sheetOpen: "得点表",
     sheetClose: "閉じる",
+    pileClose: "閉じる",
     summaryContinue: "続ける",
     invitesOpen: "招待リンク",
   },
@@ -324,6 +325,11 @@ export const ja: Strings = {
       `もう出せる札がありません。サゲでも新しい出来役はできず、札の計算になるだけです（札の点は${points}、88点に対して${difference}）。`,
     joinTitle: "参加か降りるか？",
     joinText: "この回に参加するか、降りるかを決めてください。",
+    pileOpen: (seat) => `${who(seat)}の取り札を大きく見る`,
+    pileTitle: (seat) => `${who(seat)}の取り札`,
+    pileCount: (count) => `取り札 ${count}枚。`,
+    pileCardPoints: (points, difference) => `札の点：${points}（88点に対して${difference}）。`,
+    pileNoYaku: (hachi) => (hachi ? "出来役はまだありません。" : "役はまだできていません。"),
   },
 
   guide: {

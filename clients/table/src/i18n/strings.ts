@@ -75,7 +75,7 @@ export type PageKey =
   | "opponents" | "start" | "watchTitle" | "watchGame" | "watch" | "gameTitle" | "spectating"
   | "hint" | "resign" | "field" | "yourHand" | "story" | "decisionTitle" | "decisionResign"
   | "resignTitle" | "resignText" | "resignYes" | "resignNo" | "guideOpen" | "guideClose"
-  | "sheetOpen" | "sheetClose" | "summaryContinue" | "invitesOpen";
+  | "sheetOpen" | "sheetClose" | "summaryContinue" | "invitesOpen" | "pileClose";
 
 export type CauseKey =
   | "teyaku" | "dekiyaku" | "sageRefund" | "sageOvertaken" | "cardCount" | "allEights"
@@ -256,6 +256,16 @@ export interface Strings {
     sageLastCard(points: number, difference: string): string;
     joinTitle: string;
     joinText: string;
+    /** The control on a seat's capture pile that shows it large: "Show Ann's captures large". */
+    pileOpen(seat: Who): string;
+    /** The title of the pile shown large: "Ann's captures". */
+    pileTitle(seat: Who): string;
+    /** How many cards the pile holds. */
+    pileCount(count: number): string;
+    /** Hachi-Hachi: the pile's card points against 88, as a sentence of its own. */
+    pileCardPoints(points: number, difference: string): string;
+    /** No yaku (Koi-Koi) or dekiyaku (Hachi-Hachi) formed by the pile yet. */
+    pileNoYaku(hachi: boolean): string;
   };
 
   /** The combinations within reach of a seat, and the guide to every combination of the rules. */
