@@ -116,6 +116,29 @@ def start_game(
     page.wait_for_selector("#table[data-version]")
 
 
+#: How long a bot's move may take to reach a page on a loaded machine (the bot workers, then the
+#: watch): far above the usual tenth of a second.
+BOT_MS = 45_000
+
+
+def start_to_my_turn(page: Page, kind: str, opponents: list[str], **options: Any) -> None:
+    """``start_game``, then waits for the player's first turn; a deal may end the game at once
+    (a deal check), and then a new game is started, up to ten times."""
+    for attempt in range(10):
+        if attempt:
+            split = urlsplit(page.url)
+            page.goto(f"{split.scheme}://{split.netloc}/")
+        start_game(page, kind, opponents, **options)
+        page.wait_for_function(
+            """() => document.getElementById("table").dataset.myTurn === "true"
+                || document.getElementById("table").dataset.status === "over" """,
+            timeout=BOT_MS,
+        )
+        if state(page)["mine"] == "true":
+            return
+    raise AssertionError("ten deals in a row ended the game at once")
+
+
 def state(page: Page) -> dict[str, str]:
     """The table's version, status and whether it waits for this page's seat."""
     found = page.evaluate(
@@ -269,11 +292,10 @@ def test_a_hachihachi_game_against_two_bots_at_phone_width(
     page.wait_for_selector("#opponent-2")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "hachihachi-phone-lobby")
-    start_game(page, "hachihachi", ["greedy", "random"])
+    start_to_my_turn(page, "hachihachi", ["greedy", "random"])
     # Nothing is wider than the phone's screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "hachihachi-phone-start")
-    page.wait_for_selector("#table[data-my-turn='true']")
     assert_turn_on_screen(page, 844)
     play_to_end([page], shots="hachihachi")
     shot(page, "hachihachi-phone-over")
@@ -678,10 +700,9 @@ def test_a_hint_and_a_review_come_from_the_referees_expert(
     own answer for that decision; after the game, the review is read on the page."""
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
-    start_game(page, "koikoi", ["greedy"])
+    start_to_my_turn(page, "koikoi", ["greedy"])
     fragment = _fragment(page.url)
     auth = {"Authorization": f"Bearer {fragment['token']}"}
-    page.wait_for_selector("#table[data-my-turn='true']")
     page.click("#hint")
     page.wait_for_selector("#hint-move", timeout=60_000)
     told = page.inner_text("#hint-move")
@@ -727,8 +748,7 @@ def test_a_hand_card_says_what_it_will_take_before_it_is_played(
     month that it would take (or says it joins the field); a click out of turn says why."""
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
-    start_game(page, "koikoi", ["greedy"])
-    page.wait_for_selector("#table[data-my-turn='true']")
+    start_to_my_turn(page, "koikoi", ["greedy"])
     field = [int(c) for c in page.locator("#field .card").evaluate_all(CARD_NUMBERS)]
     hand = [int(c) for c in page.locator("#hand button.card").evaluate_all(CARD_NUMBERS)]
 
@@ -793,8 +813,7 @@ def test_a_koikoi_game_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
         browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
     )
     page = watched.page
-    start_game(page, "koikoi", ["greedy"])
-    page.wait_for_selector("#table[data-my-turn='true']")
+    start_to_my_turn(page, "koikoi", ["greedy"])
     assert_turn_on_screen(page, 844)
     shot(page, "koikoi-phone-turn")
     watched.assert_clean()
@@ -1482,8 +1501,7 @@ def test_cards_that_arrive_move_in_unless_motion_is_reduced(
     briefly; under ``prefers-reduced-motion`` nothing moves."""
     watched = open_page(browser, referee.http_url + "/", reduced_motion=motion)
     page = watched.page
-    start_game(page, "koikoi", ["greedy"])
-    page.wait_for_selector("#table[data-my-turn='true']")
+    start_to_my_turn(page, "koikoi", ["greedy"])
     page.evaluate(WATCH_ARRIVALS)
     page.locator("#hand button.card.playable").first.click()
     if page.evaluate("() => document.getElementById('decision').open"):
@@ -1583,7 +1601,8 @@ def test_a_capture_pile_is_shown_large_on_a_phone(
         has_touch=True,
     )
     page = watched.page
-    start_game(page, kind, ["greedy"] if kind == "koikoi" else ["greedy", "greedy"])
+    # Two rounds: a first round that ends at its deal (a deal check) is followed by another.
+    start_game(page, kind, ["greedy"] if kind == "koikoi" else ["greedy", "greedy"], rounds=2)
     # Play until a pile holds cards, stopping on this seat's turn to play (nothing moves then).
     for _ in range(MAX_STEPS):
         now = state(page)
@@ -1707,6 +1726,7 @@ def test_a_capture_pile_is_shown_large_on_a_phone(
             && (table.dataset.myTurn === "true" || table.dataset.status !== "playing");
         }""",
         arg=int(view["version"]) + 1,
+        timeout=BOT_MS,
     )
     after = _view(referee, page)
     assert page.locator("#pile").get_attribute("open") is not None
@@ -1714,3 +1734,59 @@ def test_a_capture_pile_is_shown_large_on_a_phone(
     assert {int(card) for card in shown} == _card_numbers(after["seats"][seat].get("captured", []))
     page.keyboard.press("Escape") if not state(page)["dialog"] else page.click("#pile-close")
     watched.assert_clean()
+
+
+def test_a_refused_move_stays_in_the_story_in_the_language_switched_to(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """A refusal is said in the story in the player's language, and told again in the language
+    switched to (it is kept as its reason, not as words). The refusal is the referee's answer as
+    the table receives it, made here by a route: no move of a live game is refused on purpose
+    by clicks alone."""
+    watched = open_page(browser, referee.http_url + "/", locale="fr-FR")
+    page = watched.page
+    start_to_my_turn(page, "koikoi", ["greedy"])
+    refusal = {
+        "error": {
+            "code": 400,
+            "message": "it is not seat 0's turn (an English message for developers)",
+            "status": "FAILED_PRECONDITION",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "NOT_YOUR_TURN",
+                    "domain": "hanafuda-referee",
+                    "metadata": {},
+                }
+            ],
+        }
+    }
+    page.route(
+        "**/v1/games/*/moves",
+        lambda route: route.fulfill(
+            status=400, content_type="application/json", body=json.dumps(refusal)
+        ),
+    )
+    page.wait_for_selector('#events-log[data-story="told"]')
+    page.locator("#hand button.card.playable").first.click()
+    if page.evaluate("() => document.getElementById('decision').open"):
+        page.locator("#decision-moves button[data-move='0']").click()
+    french = "Ce coup a été refusé. Ce n'est pas votre tour."
+    page.wait_for_function(
+        "(line) => document.getElementById('events').innerText.includes(line)", arg=french
+    )
+    before = page.locator("#events li").all_inner_texts()
+    assert before[-1] == french, before
+    page.unroute("**/v1/games/*/moves")
+    with page.expect_navigation():
+        page.select_option("#language", "ja")
+    page.wait_for_selector('#events-log[data-story="told"]')
+    after = page.locator("#events li").all_inner_texts()
+    # The same story, the refusal in its place, all of it in Japanese.
+    assert len(after) == len(before), (before, after)
+    assert after[-1] == "その手は受け付けられませんでした。あなたの番ではありません。", after
+    assert not set(after) & set(before)
+    # The browser's own line for the refused request (the route's answer), nothing else.
+    assert watched.errors == [
+        "Failed to load resource: the server responded with a status of 400 (Bad Request)"
+    ]
