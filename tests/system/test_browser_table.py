@@ -1080,6 +1080,49 @@ def test_the_language_is_switched_on_the_page_and_remembered(
     again.assert_clean()
 
 
+def test_the_lobby_remembers_the_last_choices(referee: RefereeProcess, browser: Browser) -> None:
+    """TABLE.md, "Lobby": sensible defaults, the last choices remembered (this browser)."""
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    page.wait_for_selector("#preset option", state="attached")
+    # The defaults: Koi-Koi under the default rules, no clock, the language's default name.
+    assert page.is_checked('input[name="kind"][value="koikoi"]')
+    assert page.inner_text("#preset option:checked").startswith("Fuda-wiki (default)")
+    assert page.input_value("#clock-seconds") == "0"
+    assert page.input_value("#name") == "Player 1"
+    page.check('input[name="kind"][value="hachihachi"]')
+    page.select_option("#seat-count", "4")
+    page.fill("#rounds", "3")
+    page.fill("#clock-seconds", "45")
+    page.fill("#name", "Mika")
+    page.select_option("#opponent-1", "random")
+    page.select_option("#opponent-2", "friend")
+    page.select_option("#opponent-3", "expert")
+    page.check('input[name="kind"][value="koikoi"]')
+    page.wait_for_selector('#preset option[value="nintendo"]', state="attached")
+    page.select_option("#preset", "nintendo")
+    page.select_option("#opponent-1", "random")
+    page.click("#start")
+    page.wait_for_selector("#table[data-version]")
+    # A later visit of the lobby, in another page of the same browser, starts from those choices.
+    again = Watched(page.context.new_page())
+    again.page.goto(referee.http_url + "/")
+    again.page.wait_for_selector('#preset option[value="nintendo"]', state="attached")
+    lobby = again.page
+    assert lobby.is_checked('input[name="kind"][value="koikoi"]')
+    assert lobby.input_value("#preset") == "nintendo"
+    assert (lobby.input_value("#rounds"), lobby.input_value("#clock-seconds")) == ("3", "45")
+    assert lobby.input_value("#name") == "Mika"
+    assert lobby.input_value("#opponent-1") == "random"
+    # Hachi-Hachi: its own rule set (the default, never changed) and the seats last drawn.
+    lobby.check('input[name="kind"][value="hachihachi"]')
+    lobby.wait_for_selector('#preset option[value="fudawiki"]', state="attached")
+    assert lobby.input_value("#seat-count") == "4"
+    assert lobby.input_value("#preset") == "fudawiki"
+    watched.assert_clean()
+    again.assert_clean()
+
+
 def test_the_story_is_told_again_in_the_language_switched_to(
     referee: RefereeProcess, browser: Browser
 ) -> None:

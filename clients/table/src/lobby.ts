@@ -14,7 +14,7 @@ import { byId, el } from "./dom.js";
 import { fragmentOf, linkTo } from "./links.js";
 import { keepInvitations } from "./invites.js";
 import { problemSentence } from "./problems.js";
-import { t } from "./i18n/language.js";
+import { SETS, t } from "./i18n/language.js";
 import type { LevelKey, OpponentKey, PresetKey } from "./i18n/strings.js";
 
 /** Seats of the game chosen: Koi-Koi 2; Hachi-Hachi 3 to 6 (from 4, a drop phase opens rounds). */
@@ -36,17 +36,78 @@ function gameOf(form: HTMLFormElement): "koikoi" | "hachihachi" {
   return chosen?.value === "hachihachi" ? "hachihachi" : "koikoi";
 }
 
-function drawOpponents(form: HTMLFormElement): void {
+/** Where the lobby's last choices are kept (local storage: every tab of this browser). */
+export const CHOICES_KEY = "hanafuda-table:lobby";
+
+/** The lobby's choices, kept when a game is started and put back the next time (TABLE.md). */
+interface Choices {
+  readonly kind: "koikoi" | "hachihachi";
+  readonly seats: string;
+  /** The rule set chosen for each game kind. */
+  readonly presets: Partial<Record<"koikoi" | "hachihachi", string>>;
+  readonly rounds: string;
+  readonly clock: string;
+  readonly name: string;
+  readonly opponents: readonly string[];
+}
+
+function keptChoices(): Partial<Choices> {
+  try {
+    const kept: unknown = JSON.parse(localStorage.getItem(CHOICES_KEY) ?? "{}");
+    return kept && typeof kept === "object" ? (kept as Partial<Choices>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function keepChoices(form: HTMLFormElement): void {
+  const kind = gameOf(form);
+  const choices: Choices = {
+    kind,
+    seats: byId<HTMLSelectElement>("seat-count").value,
+    presets: { ...keptChoices().presets, [kind]: byId<HTMLSelectElement>("preset").value },
+    rounds: byId<HTMLInputElement>("rounds").value,
+    clock: byId<HTMLInputElement>("clock-seconds").value,
+    name: byId<HTMLInputElement>("name").value,
+    opponents: [...byId("opponents").querySelectorAll("select")].map((select) => select.value),
+  };
+  try {
+    localStorage.setItem(CHOICES_KEY, JSON.stringify(choices));
+  } catch {
+    // Storage refused (a privacy setting): the defaults next time.
+  }
+}
+
+/** Puts the kept choices back into the form (a value the form no longer offers is left out). */
+function restoreChoices(form: HTMLFormElement): readonly string[] {
+  const kept = keptChoices();
+  const radio = form.querySelector<HTMLInputElement>(`input[name="kind"][value="${kept.kind === "hachihachi" ? "hachihachi" : "koikoi"}"]`);
+  if (radio) radio.checked = true;
+  const seats = byId<HTMLSelectElement>("seat-count");
+  if ([...seats.options].some((option) => option.value === kept.seats)) seats.value = kept.seats ?? seats.value;
+  if (typeof kept.rounds === "string") byId<HTMLInputElement>("rounds").value = kept.rounds;
+  if (typeof kept.clock === "string") byId<HTMLInputElement>("clock-seconds").value = kept.clock;
+  // A name the player typed; a language's default name gives way to the page's language.
+  const defaults = Object.values(SETS).map((set) => set.lobby.defaultName);
+  if (typeof kept.name === "string" && kept.name.trim() && !defaults.includes(kept.name)) {
+    byId<HTMLInputElement>("name").value = kept.name;
+  }
+  return Array.isArray(kept.opponents) ? kept.opponents.filter((value) => typeof value === "string") : [];
+}
+
+function drawOpponents(form: HTMLFormElement, initial: readonly string[] = []): void {
   const holder = byId("opponents");
   byId("seat-count-row").hidden = gameOf(form) === "koikoi";
   const seats = seatsOf(form);
-  const kept = [...holder.querySelectorAll("select")].map((select) => select.value);
+  const drawn = [...holder.querySelectorAll("select")].map((select) => select.value);
+  const kept = drawn.length ? drawn : initial;
   holder.replaceChildren();
   for (let seat = 1; seat < seats; seat++) {
     const id = `opponent-${seat}`;
     const select = el("select", { id, name: id });
     for (const value of OPPONENTS) select.append(el("option", { value }, t.lobby.opponents[value]));
-    select.value = kept[seat - 1] ?? "greedy";
+    const value = kept[seat - 1];
+    select.value = value && (OPPONENTS as readonly string[]).includes(value) ? value : "greedy";
     holder.append(el("p", {}, el("label", { for: id }, t.lobby.seat(seat + 1)), " ", select));
   }
 }
@@ -56,11 +117,14 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
   const kind = gameOf(form) === "koikoi" ? GameKind.KOI_KOI : GameKind.HACHI_HACHI;
   try {
     const { presets } = await referee.listPresets({ kind });
+    // The rule set last chosen for this game, else the referee's default.
+    const chosen = keptChoices().presets?.[gameOf(form)];
+    const remembered = presets.some((preset) => preset.name === chosen);
     select.replaceChildren(
       ...presets.map((preset) =>
         el(
           "option",
-          { value: preset.name, selected: preset.isDefault },
+          { value: preset.name, selected: remembered ? preset.name === chosen : preset.isDefault },
           // The preset in the player's words; one this table does not know, as the referee says it.
           t.lobby.presets[`${gameOf(form)}:${preset.name}` as PresetKey] ??
             (preset.description ? `${preset.name}: ${preset.description}` : preset.name),
@@ -79,11 +143,13 @@ export function showLobby(referee: RefereeClient): void {
   document.title = t.lobby.documentTitle;
   const form = byId<HTMLFormElement>("new-game");
   const error = byId("lobby-error");
+  let opponents: readonly string[] = [];
   if (!form.dataset.wired) {
     form.dataset.wired = "yes";
     // The page's default name, in the table's language (a name the player typed stays).
     const name = byId<HTMLInputElement>("name");
     if (name.value === name.defaultValue) name.value = t.lobby.defaultName;
+    opponents = restoreChoices(form);
     form.addEventListener("change", (event) => {
       const changed = (event.target as HTMLElement).getAttribute("name");
       if (changed === "kind") {
@@ -96,6 +162,7 @@ export function showLobby(referee: RefereeClient): void {
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       error.textContent = "";
+      keepChoices(form);
       void create(referee, form).catch((failure: unknown) => {
         error.textContent = t.lobby.failed(problemSentence(failure));
       });
@@ -106,7 +173,7 @@ export function showLobby(referee: RefereeClient): void {
       if (game) location.hash = fragmentOf({ game, token: "" });
     });
   }
-  drawOpponents(form);
+  drawOpponents(form, opponents);
   void drawPresets(referee, form);
 }
 
