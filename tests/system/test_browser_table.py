@@ -361,6 +361,20 @@ def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
         if bots:
             # A bot's decision is seen before the dialog covers the table (TABLE.md, "Motion").
             assert opened - bots[-1]["at"] >= 900, (opened, bots)
+            # The numbers of the choice, as the referee's view has them: the fee, the multiplier
+            # and how many have joined.
+            view = _view(referee, page)
+            multiplier = view["fieldMultiplier"]
+            joined = sum(s.get("participation") == "PARTICIPATION_JOINED" for s in view["seats"])
+            words = page.inner_text("#decision-text")
+            for said in (
+                f"Drop out: you pay a fee of {10 * multiplier} points (10 × {multiplier}, the "
+                "field multiplier), which the round's winner takes",
+                f"each of its payments (hand and capture combinations, the card count against "
+                f"88) is multiplied by {multiplier}.",
+                f"{joined} of the 3 players {'has' if joined == 1 else 'have'} joined so far",
+            ):
+                assert said in words, (said, words)
             break
     else:
         raise AssertionError("the player was never asked to join or drop after a bot in ten games")
@@ -687,6 +701,9 @@ def test_the_sage_decision_and_a_target_choice_come_as_dialogs(
         "(at least 70 points)",
     ):
         assert said in sage, (said, sage)
+    # What sage can still form: the nearest dekiyaku within reach, as the seat's panel says.
+    (reach,) = re.findall(r"Within reach if you go on: (.+)\.", sage)
+    assert all(re.fullmatch(SAYS["en"]["reach"], line) for line in reach.split("; ")), reach
     shot(page, "hachihachi-after-shobu")
     assert page.inner_text("#status").startswith("Game over")
     assert "You called shōbu." in page.inner_text("#events")

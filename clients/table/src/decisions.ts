@@ -3,9 +3,20 @@
  * going on can win and what it risks, all from the seat's own view.
  */
 
-import { type GameView, type SeatInfo } from "@hanafuda-referee/client";
+import { Participation, type GameView, type SeatInfo } from "@hanafuda-referee/client";
+import { plansOf, reachLine, reachOf } from "./guide.js";
 import { t } from "./i18n/language.js";
 import { halves, pointsText } from "./words.js";
+
+/** How many of the nearest combinations within reach a dialog names. */
+const REACH_SAID = 3;
+
+/** What going on can still form, nearest first (none when the seat has no card left). */
+function goOnReach(view: GameView, seat: SeatInfo): string[] {
+  if (!view.hand.length) return [];
+  const lines = reachOf(view, seat, plansOf(view)).slice(0, REACH_SAID).map(reachLine);
+  return lines.length ? [t.table.goOnReach(lines)] : [];
+}
 
 /** The least a Hachi-Hachi dekiyaku is worth (akatan, aotan, inoshikachō: RULES.md 2.4). */
 const LEAST_DEKIYAKU = 35;
@@ -55,7 +66,7 @@ export function sageWords(view: GameView, seat: SeatInfo, cardPoints: number): s
     t.table.sagePaid(pointsText(each), multiplier, pointsText(each * 2)),
     t.table.sageShobu(fees),
   ];
-  if (view.hand.length) parts.push(t.table.sageGoOn(cardPoints, difference));
+  if (view.hand.length) parts.push(t.table.sageGoOn(cardPoints, difference), ...goOnReach(view, seat));
   else parts.push(t.table.sageLastCard(cardPoints, difference));
   // The refund is half the first payment's points: in halves, exactly those points.
   const first = view.firstDekiyakuPoints || dekiyakuPaid(seat);
@@ -71,6 +82,7 @@ export function sageWords(view: GameView, seat: SeatInfo, cardPoints: number): s
  */
 export function koikoiWords(view: GameView, seat: SeatInfo | undefined): string[] {
   const parts = [t.table.koikoiText(pointsText(seat?.yakuPoints ?? 0))];
+  if (seat) parts.push(...goOnReach(view, seat));
   const opponent = view.seats.find((other) => other.seat !== view.viewerSeat);
   if (opponent && view.hand.length > 0) {
     parts.push(t.table.koikoiRisk(opponent.name, opponent.handSize, pointsText(opponent.yakuPoints)));
@@ -78,4 +90,21 @@ export function koikoiWords(view: GameView, seat: SeatInfo | undefined): string[
   // TABLE.md: the dialog says so when going on can gain nothing.
   if (!view.hand.length) parts.push(t.table.nothingLeft);
   return parts;
+}
+
+/** Hachi-Hachi's drop fee before the multiplier (RULES.md 2.1). */
+const DROP_FEE = 10;
+
+/**
+ * The join or drop dialog's words: what dropping costs (the fee, × the field multiplier, to the
+ * round's winner), what joining plays for, and how many have joined so far.
+ */
+export function joinWords(view: GameView): string[] {
+  const multiplier = Math.max(1, view.fieldMultiplier);
+  const joined = view.seats.filter((seat) => seat.participation === Participation.JOINED).length;
+  return [
+    t.table.joinDrop(pointsText(DROP_FEE * multiplier), multiplier),
+    t.table.joinPlay(multiplier),
+    t.table.joinCount(joined),
+  ];
 }

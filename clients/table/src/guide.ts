@@ -10,7 +10,7 @@ import { cardName, cardSvg } from "./cards.js";
 import { byId, el, picture } from "./dom.js";
 import { t } from "./i18n/language.js";
 import { pointsText, yakuName } from "./words.js";
-import { HAND_PATTERNS, hachiPlans, koikoiPlans, withinReach, type Plan } from "./yaku.js";
+import { HAND_PATTERNS, hachiPlans, koikoiPlans, withinReach, type Plan, type Reach } from "./yaku.js";
 
 /** The combinations of the view's rules that captures make. */
 export function plansOf(view: GameView): Plan[] {
@@ -21,15 +21,24 @@ export function plansOf(view: GameView): Plan[] {
 }
 
 /** The list of what `seat` has within reach, or `null` when nothing is. */
-export function reachList(view: GameView, seat: SeatInfo, plans: readonly Plan[]): HTMLElement | null {
-  // Once the game is over nothing is within reach any more.
-  if (view.status === GameStatus.OVER) return null;
+/** The combinations within reach of `seat` (nothing once the game is over), nearest first. */
+export function reachOf(view: GameView, seat: SeatInfo, plans: readonly Plan[]): Reach[] {
+  if (view.status === GameStatus.OVER) return [];
   const mine = new Set<Card>(seat.captured);
   const others = new Set<Card>(
     view.seats.filter((other) => other.seat !== seat.seat).flatMap((other) => other.captured),
   );
   const formed = new Set<string>([...seat.yaku.map((y) => y.id), ...seat.dekiyaku.map((d) => d.id)]);
-  const reach = withinReach(plans, mine, others, formed);
+  return withinReach(plans, mine, others, formed);
+}
+
+/** A line of what is within reach: "five ribbons (tan) 3/5 · 1 point". */
+export function reachLine({ plan, have }: Reach): string {
+  return t.guide.reach(yakuName(plan.id), have, plan.need, pointsText(plan.points));
+}
+
+export function reachList(view: GameView, seat: SeatInfo, plans: readonly Plan[]): HTMLElement | null {
+  const reach = reachOf(view, seat, plans);
   if (!reach.length) return null;
   const list = el("ul", { class: "reach", "aria-label": t.guide.withinReach });
   for (const { plan, have } of reach) {
@@ -37,7 +46,7 @@ export function reachList(view: GameView, seat: SeatInfo, plans: readonly Plan[]
       el(
         "li",
         { "data-yaku": plan.id, "data-have": have, "data-need": plan.need },
-        t.guide.reach(yakuName(plan.id), have, plan.need, pointsText(plan.points)),
+        reachLine({ plan, have }),
       ),
     );
   }

@@ -26,7 +26,7 @@ import {
   type SeatInfo,
 } from "@hanafuda-referee/client";
 import { Advice } from "./advice.js";
-import { koikoiWords, sageWords } from "./decisions.js";
+import { joinWords, koikoiWords, sageWords } from "./decisions.js";
 import { plansOf, reachList, showGuide } from "./guide.js";
 import {
   loadRounds,
@@ -1004,7 +1004,7 @@ export class Table {
       text = sageWords(view, me, cardPoints(me.captured));
     } else if (kind === WaitingFor.JOIN_DECISION) {
       title = t.table.joinTitle;
-      text = t.table.joinText;
+      text = joinWords(view);
     } else if (kind === WaitingFor.TARGET_CHOICE) {
       title = t.table.chooseTitle;
       const drawn = view.waiting?.drawnCard;

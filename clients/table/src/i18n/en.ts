@@ -341,6 +341,7 @@ export const en: Strings = {
     koikoiRisk: (opponent, cards, points) =>
       `Going on risks it: ${opponent} still holds ${cards} card${cards === 1 ? "" : "s"}, with yaku worth ${points} so far, and scores first if they form one.`,
     nothingLeft: "You have no card left to play: going on can gain nothing more.",
+    goOnReach: (lines) => `Within reach if you go on: ${lines.join("; ")}.`,
     sageTitle: "Sage or shōbu?",
     sagePaid: (each, multiplier, total) =>
       `Your capture combinations have been paid ${each} by each other player (their values × ${multiplier}, the field multiplier): ${total} in all this round.`,
@@ -353,7 +354,12 @@ export const en: Strings = {
     sageLastCard: (points, difference) =>
       `You have no card left to play: sage can form nothing more and only leads to the card count, where you have ${points} card points (${difference} against 88).`,
     joinTitle: "Join or drop out?",
-    joinText: "Join this round, or drop out of it.",
+    joinDrop: (fee, multiplier) =>
+      `Drop out: you pay a fee of ${fee} (10 × ${multiplier}, the field multiplier), which the round's winner takes, and sit the round out with no other payment.`,
+    joinPlay: (multiplier) =>
+      `Join: you play the round, and each of its payments (hand and capture combinations, the card count against 88) is multiplied by ${multiplier}.`,
+    joinCount: (joined) =>
+      `${joined} of the 3 players ${joined === 1 ? "has" : "have"} joined so far; once 3 have, the others drop out without a fee.`,
     pileOpen: (seat) => `Show ${seat.you ? "your" : `${seat.name}'s`} captures large`,
     pileTitle: (seat) => `${seat.you ? "Your" : `${cap(seat.name)}'s`} captures`,
     pileCount: (count) => `${plural(count, "card", "cards")} captured.`,

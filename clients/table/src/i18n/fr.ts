@@ -354,6 +354,7 @@ export const fr: Strings = {
     koikoiRisk: (opponent, cards, points) =>
       `Continuer a un risque : ${opponent} a encore ${cards} carte${cards > 1 ? "s" : ""} en main et des yaku valant ${points} pour l'instant, et marque d'abord s'il en forme un.`,
     nothingLeft: "Vous n'avez plus de carte à jouer : continuer ne peut plus rien vous rapporter.",
+    goOnReach: (lines) => `À portée si vous continuez : ${lines.join(" ; ")}.`,
     sageTitle: "Sage ou shōbu ?",
     sagePaid: (each, multiplier, total) =>
       `Vos combinaisons de prises vous ont été payées ${each} par chacun des autres joueurs (leurs valeurs × ${multiplier}, le multiplicateur du tapis) : ${total} en tout pour cette manche.`,
@@ -366,7 +367,12 @@ export const fr: Strings = {
     sageLastCard: (points, difference) =>
       `Vous n'avez plus de carte à jouer : sage ne peut plus rien former et mène seulement au décompte des cartes, où vous avez ${points} points de cartes (${difference} par rapport à 88).`,
     joinTitle: "Jouer ou se retirer ?",
-    joinText: "Jouez cette manche, ou retirez-vous-en.",
+    joinDrop: (fee, multiplier) =>
+      `Se retirer : vous payez un droit de ${fee} (10 × ${multiplier}, le multiplicateur du tapis), que le gagnant de la manche ramasse, et vous ne jouez pas la manche, sans autre paiement.`,
+    joinPlay: (multiplier) =>
+      `Jouer : vous jouez la manche, et chacun de ses paiements (combinaisons de main et de prises, décompte des cartes par rapport à 88) est multiplié par ${multiplier}.`,
+    joinCount: (joined) =>
+      `${joined} des 3 joueurs ${joined > 1 ? "jouent" : "joue"} déjà ; dès que 3 jouent, les autres se retirent sans droit à payer.`,
     pileOpen: (seat) => `Voir en grand ${seat.you ? "vos cartes prises" : `les cartes prises par ${seat.name}`}`,
     pileTitle: (seat) => (seat.you ? "Vos cartes prises" : `Cartes prises par ${seat.name}`),
     pileCount: (count) => `${plural(count, "carte prise", "cartes prises")}.`,

@@ -312,6 +312,7 @@ export const ja: Strings = {
     koikoiRisk: (opponent, cards, points) =>
       `続ける危険：${opponent}は手札がまだ${cards}枚あり、今の役は${points}です。先に役を作られると相手の得点になります。`,
     nothingLeft: "もう出せる札がありません。続けても得るものはありません。",
+    goOnReach: (lines) => `続ければ狙える役：${lines.join("、")}。`,
     sageTitle: "サゲか勝負か？",
     sagePaid: (each, multiplier, total) =>
       `あなたの出来役は、ほかの各プレイヤーから${each}ずつ支払われました（役の点×場の倍率${multiplier}）。この回の合計は${total}です。`,
@@ -324,7 +325,11 @@ export const ja: Strings = {
     sageLastCard: (points, difference) =>
       `もう出せる札がありません。サゲでも新しい出来役はできず、札の計算になるだけです（札の点は${points}、88点に対して${difference}）。`,
     joinTitle: "参加か降りるか？",
-    joinText: "この回に参加するか、降りるかを決めてください。",
+    joinDrop: (fee, multiplier) =>
+      `降りる：降り賃${fee}（10×場の倍率${multiplier}）を払い、この回の勝者が受け取ります。ほかの支払いはなく、この回は休みます。`,
+    joinPlay: (multiplier) =>
+      `参加：この回を打ちます。手役・出来役・88点を基準にした札の計算など、すべての支払いが${multiplier}倍になります。`,
+    joinCount: (joined) => `3人のうち${joined}人が参加済みです。3人そろうと、残りの人は降り賃なしで降ります。`,
     pileOpen: (seat) => `${who(seat)}の取り札を大きく見る`,
     pileTitle: (seat) => `${who(seat)}の取り札`,
     pileCount: (count) => `取り札 ${count}枚。`,

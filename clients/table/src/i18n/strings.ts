@@ -240,6 +240,8 @@ export interface Strings {
     koikoiText(points: string): string;
     /** What going on risks in Koi-Koi: the opponent's cards in hand and yaku so far. */
     koikoiRisk(opponent: string, cards: number, points: string): string;
+    /** What going on can still form: the nearest combinations within reach, as their lines. */
+    goOnReach(lines: readonly string[]): string;
     /** Said at koi-koi or sage when the seat has no card left to play. */
     nothingLeft: string;
     sageTitle: string;
@@ -255,7 +257,12 @@ export interface Strings {
     /** Sage on the seat's last card: only the card count is left to it. */
     sageLastCard(points: number, difference: string): string;
     joinTitle: string;
-    joinText: string;
+    /** What dropping out costs: the fee (10 × the field multiplier), which the round's winner takes. */
+    joinDrop(fee: string, multiplier: number): string;
+    /** What joining means: the round's payments, all × the field multiplier. */
+    joinPlay(multiplier: number): string;
+    /** How many of the three players have joined so far. */
+    joinCount(joined: number): string;
     /** The control on a seat's capture pile that shows it large: "Show Ann's captures large". */
     pileOpen(seat: Who): string;
     /** The title of the pile shown large: "Ann's captures". */
