@@ -380,7 +380,9 @@ async def test_a_batch_waiting_for_its_turn_fails_at_its_own_deadline(backend: B
     games = await create_games(store, 3)
     clients.gate = asyncio.Event()  # never set: every pipeline hangs, as on a hung server
     held = asyncio.create_task(store.commit(games[0], 0, b"s", [], None, b""))
-    await asyncio.sleep(0.05)  # its batch is in flight
+    # Its batch is in flight. Half the timeout later, so that the next batch has a quarter of a
+    # second to be sent, between that one's failure and its own deadline, on a loaded machine.
+    await asyncio.sleep(settings.operation_timeout / 2)
     started = time.monotonic()
     with pytest.raises(StoreUnavailable):
         await store.commit(games[1], 0, b"s", [], None, b"")
