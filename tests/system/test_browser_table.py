@@ -823,6 +823,33 @@ def assert_turn_on_screen(page: Page, height: int) -> None:
     assert small == 0
 
 
+def test_a_hachihachi_game_of_six_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """TABLE.md, "Phones": Hachi-Hachi with more than three seats included (six panels)."""
+    watched = open_page(
+        browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    page = watched.page
+    # Three rounds: the player may drop out of one (the join dialog is answered as it comes).
+    start_game(page, "hachihachi", ["greedy"] * 5, rounds=3)
+    for _ in range(MAX_STEPS):
+        now = state(page)
+        assert now["status"] != "over", "three rounds went by without the player's turn to play"
+        playable = page.locator("#hand button.card.playable").count()
+        if now["mine"] == "true" and not now["dialog"] and playable:
+            break
+        if not act(page):
+            page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"no turn to play in {MAX_STEPS} steps")
+    assert page.locator("#seats .seat").count() == 6
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert_turn_on_screen(page, 844)
+    shot(page, "hachihachi-six-phone-turn")
+    watched.assert_clean()
+
+
 def test_a_koikoi_game_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
     referee: RefereeProcess, browser: Browser
 ) -> None:
