@@ -42,12 +42,11 @@ import { backSvg, cardInfo, cardName, cardSvg, shortName, type Kind } from "./ca
 import { append, byId, el, picture } from "./dom.js";
 import { firstShowing, invitationPanel, invitations } from "./invites.js";
 import { KEPT_LINES, eventLines, keepSayings, keptSayings, saidText, storyUpTo, type Line, type Said } from "./story.js";
-import { linkTo, type Place } from "./links.js";
+import type { Place } from "./links.js";
 import { problemOf, problemSentence, problemText } from "./problems.js";
 import { t } from "./i18n/language.js";
 import type { LevelKey, WaitKey } from "./i18n/strings.js";
 import {
-  describe,
   gameSummary,
   halves,
   moveKey,
