@@ -887,6 +887,8 @@ SAYS: dict[str, dict[str, str]] = {
         "round": "Round",
         "rules": "Fuda-wiki (default): 12 rounds",
         "card points": "card points {}",
+        "hint": r"The expert would .+\.",
+        "review": r"Of your \d+ decisions?, the expert would .+",
     },
     "fr": {
         "lobby": "Nouvelle partie",
@@ -901,6 +903,8 @@ SAYS: dict[str, dict[str, str]] = {
         "round": "Manche",
         "rules": "Fuda-wiki (par défaut) : 12 manches",
         "card points": "points des cartes {}",
+        "hint": r"L'expert choisirait de .+\.",
+        "review": r"Sur vos \d+ décisions?, l'expert aurait .+",
     },
     "ja": {
         "lobby": "新しい対局",
@@ -915,6 +919,8 @@ SAYS: dict[str, dict[str, str]] = {
         "round": "回戦",
         "rules": "fuda-wiki（標準）：12回戦",
         "card points": "札の点 {}",
+        "hint": r"エキスパートなら「.+」。",
+        "review": r"あなたの\d+回の判断.+",
     },
 }
 
@@ -1030,6 +1036,28 @@ def test_a_whole_game_in_each_language(
         _assert_no_english(page, language)
         shot(page, f"language-{language}-{size}-guide")
         page.click("#guide-close")
+        # A hint, in the language: one of the legal moves, the API's own answer for the decision.
+        page.click("#hint")
+        page.wait_for_selector("#hint-move", timeout=BOT_MS)
+        assert re.fullmatch(says["hint"], page.inner_text("#hint-move")), page.inner_text(
+            "#hint-move"
+        )
+        fragment = _fragment(page.url)
+        answer = httpx.get(
+            f"{referee.http_url}/v1/games/{fragment['game']}/hint",
+            params={"waitSeconds": "20"},
+            headers={"Authorization": f"Bearer {fragment['token']}"},
+            timeout=30,
+        ).json()
+        assert answer["status"] == "ADVICE_STATUS_READY", answer
+        assert answer["move"] in _view(referee, page)["legalMoves"]
+        hinted = page.locator("#hand button.card.hinted")
+        assert hinted.count() == 1
+        assert hinted.get_attribute("data-card") == str(
+            cards_pb2.Card.Value(answer["move"]["card"])
+        )
+        found["hint"] = _axe_violations(page, axe_source)
+        _assert_no_english(page, language)
     # Play on, reading what is within reach (once) and each round's summary.
     reach_read = summary_read = False
     said: dict[int, list[str]] = {}
@@ -1097,6 +1125,23 @@ def test_a_whole_game_in_each_language(
         shot(page, f"language-{language}-{size}-pile")
         page.keyboard.press("Escape")
         page.wait_for_selector("#pile:not([open])", state="attached")
+    # The review of the game, in the language.
+    page.click("#review")
+    page.wait_for_selector("#review-summary", timeout=90_000)
+    assert re.fullmatch(says["review"], page.inner_text("#review-summary")), page.inner_text(
+        "#review-summary"
+    )
+    found["review"] = _axe_violations(page, axe_source)
+    _assert_no_english(page, language)
+    # The spectators' link, opened in a second browser context: the same game, in the language.
+    page.click("#invites-open")
+    link = page.input_value("#invite-watch")
+    second = open_page(browser, link, locale=locale, viewport=viewport, is_mobile=size == "phone")
+    second.page.wait_for_selector('#events-log[data-story="told"]')
+    assert second.page.inner_text("#status").startswith(says["over"])
+    assert final_rows(second.page) == final_rows(page)
+    _assert_no_english(second.page, language)
+    second.assert_clean()
     assert all(not violations for violations in found.values()), json.dumps(found, indent=1)
     watched.assert_clean()
 
