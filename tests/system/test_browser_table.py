@@ -1456,13 +1456,18 @@ def test_round_summaries_stay_the_sheet_adds_up_and_the_game_is_played_again(
             page.click("#sheet-close")
             sheet_checked = True
             continue
-        if not act(page):
+        # A summary that opens meanwhile (it waits a moment after the bot's move) is left for the
+        # check above to read.
+        if not act(page, dismiss=False):
             page.wait_for_timeout(50)
     else:
         raise AssertionError(f"the game did not end in {MAX_STEPS} steps")
     results = _round_results(referee, page)
-    # The first round ended before the game did: its summary was on screen.
-    assert 1 in summaries, summaries
+    # The first round ended before the game did: its summary was on screen. Unless a round ended
+    # at its deal: the first, before the page watched the game; or the second, in the version
+    # that ended the first, when the game's end shows the sheet instead.
+    at_deal = [results[n].get("end") == "ROUND_END_DEAL_CHECK" for n in (1, 2) if n in results]
+    assert 1 in summaries or any(at_deal), (summaries, results)
     # Each summary said what the referee's result says: the round's score, and the running
     # scores (tally: each round's winner adds its points).
     names = [row[0] for row in final_rows(page)]
