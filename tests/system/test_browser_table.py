@@ -1856,20 +1856,26 @@ def test_a_capture_pile_is_shown_large_on_a_phone(
         timeout=10,
     )
     assert played.status_code == 200, played.text
-    page.wait_for_function(
-        """(before) => {
-          const table = document.getElementById("table");
-          return Number(table.dataset.version) > before
-            && (table.dataset.myTurn === "true" || table.dataset.status !== "playing");
-        }""",
-        arg=int(view["version"]) + 1,
-        timeout=BOT_MS,
-    )
-    after = _view(referee, page)
+    # Until the game waits for this seat again (its next turn, or a decision its move opened), or
+    # is over: then nothing moves, and the page shows that version.
+    for _ in range(BOT_MS // 250):
+        after = _view(referee, page)
+        waits = (
+            after.get("turn") == after.get("viewerSeat")
+            or after["status"] != "GAME_STATUS_IN_PROGRESS"
+        )
+        if waits:
+            break
+        page.wait_for_timeout(250)
+    else:
+        raise AssertionError("the bots did not answer")
+    page.wait_for_selector(f'#table[data-version="{after["version"]}"]', timeout=BOT_MS)
     assert page.locator("#pile").get_attribute("open") is not None
     shown = page.locator("#pile .pile-cards .card").evaluate_all(CARD_NUMBERS)
-    assert {int(card) for card in shown} == _card_numbers(after["seats"][seat].get("captured", []))
-    page.keyboard.press("Escape") if not state(page)["dialog"] else page.click("#pile-close")
+    panel = page.locator(f'#seats .captures[data-seat="{seat}"] .card').evaluate_all(CARD_NUMBERS)
+    assert {int(card) for card in shown} == _card_numbers(
+        after["seats"][seat].get("captured", [])
+    ), (panel, page.inner_text("#pile-title"), seat, state(page), after["version"], watched.errors)
     watched.assert_clean()
 
 

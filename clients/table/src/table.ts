@@ -270,6 +270,8 @@ export class Table {
     pile.addEventListener(
       "close",
       () => {
+        // The close event comes a moment later: the pile may have been opened again meanwhile.
+        if (pile.open) return;
         const seat = this.pileSeat;
         this.pileSeat = undefined;
         document.querySelector<HTMLElement>(`#seats [data-key="pile-${seat}"]`)?.focus();
@@ -394,6 +396,8 @@ export class Table {
     const view = this.view;
     if (!view || this.busy) return;
     this.busy = true;
+    // The player has seen the table and acted: what follows from the move is asked at once.
+    this.othersMovedAt = 0;
     byId("table").setAttribute("aria-busy", "true");
     try {
       // A move is chosen at a version and sent with it (a stale one is refused); a resignation
