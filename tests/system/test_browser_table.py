@@ -831,15 +831,20 @@ def test_a_hachihachi_game_of_six_on_a_phone_shows_the_turn_the_field_and_the_ha
         browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
     )
     page = watched.page
-    # Three rounds: the player may drop out of one (the join dialog is answered as it comes).
-    start_game(page, "hachihachi", ["greedy"] * 5, rounds=3)
+    # Up to twelve rounds: with six seats the player sits out the rounds in which three others
+    # joined first. Asked, the player joins.
+    start_game(page, "hachihachi", ["greedy"] * 5, rounds=12)
     for _ in range(MAX_STEPS):
         now = state(page)
-        assert now["status"] != "over", "three rounds went by without the player's turn to play"
+        assert now["status"] != "over", "twelve rounds went by without the player's turn to play"
         playable = page.locator("#hand button.card.playable").count()
         if now["mine"] == "true" and not now["dialog"] and playable:
             break
-        if not act(page):
+        join = page.locator('#decision[open] button[data-kind="join"]')
+        if now["dialog"] and join.count():
+            join.click()
+            page.wait_for_timeout(50)
+        elif not act(page):
             page.wait_for_timeout(50)
     else:
         raise AssertionError(f"no turn to play in {MAX_STEPS} steps")
@@ -1313,7 +1318,14 @@ def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
             if not act(page):
                 page.wait_for_timeout(50)
         if page.locator(".reach li").count() >= 2 and state(page)["status"] == "playing":
-            break
+            # Compared when the game waits for this seat: nothing moves meanwhile.
+            page.wait_for_function(
+                """() => document.getElementById("table").dataset.myTurn === "true"
+                    || document.getElementById("table").dataset.status === "over" """,
+                timeout=BOT_MS,
+            )
+            if page.locator(".reach li").count() >= 2 and state(page)["status"] == "playing":
+                break
     else:
         raise AssertionError("no game of ten showed anything within reach")
     page.wait_for_function("() => !document.getElementById('table').hasAttribute('aria-busy')")
