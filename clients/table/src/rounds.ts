@@ -17,37 +17,26 @@ import {
   type RoundResult,
 } from "@hanafuda-referee/client";
 import { el } from "./dom.js";
+import { readLog } from "./log.js";
 import { t } from "./i18n/language.js";
 import type { CauseKey } from "./i18n/strings.js";
 import type { Place } from "./links.js";
 import {
   halves,
-  multiplierName,
+  multiplierLine,
   party,
   pointsText,
   roundSummary,
+  signedNumber,
   yakuName,
   type Seats,
 } from "./words.js";
 
-/** Events read per page of the log (the API's most). */
-const PAGE_SIZE = 1000;
-
 /** Every finished round's result, from the game's log, in order. */
 export async function loadRounds(referee: RefereeClient, place: Place): Promise<RoundResult[]> {
   const results: RoundResult[] = [];
-  let pageToken = "";
-  // A page never splits a version; a long game takes a few pages.
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await referee.getGameLog(
-      { game: place.game, pageSize: PAGE_SIZE, pageToken },
-      { token: place.token },
-    );
-    for (const event of page.events) {
-      if (event.kind.case === "roundEnded" && event.kind.value.result) results.push(event.kind.value.result);
-    }
-    pageToken = page.nextPageToken;
-    if (!pageToken) break;
+  for (const event of await readLog(referee, place)) {
+    if (event.kind.case === "roundEnded" && event.kind.value.result) results.push(event.kind.value.result);
   }
   return results;
 }
@@ -155,15 +144,7 @@ export function summaryContent(view: GameView, seats: Seats, result: RoundResult
     for (const one of score.yaku) yaku.append(el("li", {}, t.table.yakuLine(yakuName(one.id), pointsText(one.points))));
     const steps = el("ul", { class: "breakdown arithmetic" }, el("li", {}, t.rounds.base(pointsText(score.base))));
     for (const multiplier of score.multipliers) {
-      steps.append(
-        el(
-          "li",
-          {},
-          multiplier.factor > 1
-            ? t.table.multiplierFactor(multiplierName(multiplier.name), multiplier.factor)
-            : t.table.multiplierAdded(multiplierName(multiplier.name), pointsText(multiplier.addedPoints)),
-        ),
-      );
+      steps.append(el("li", {}, multiplierLine(multiplier)));
     }
     steps.append(el("li", { class: "round-score" }, t.rounds.score(pointsText(score.points))));
     box.append(el("p", {}, t.rounds.yakuTitle), yaku, steps);
@@ -204,7 +185,7 @@ export function summaryContent(view: GameView, seats: Seats, result: RoundResult
             t.rounds.count(
               who.you ? t.words.you : who.name,
               count.count,
-              `${count.difference > 0 ? "+" : ""}${t.words.number(count.difference)}`,
+              signedNumber(count.difference),
             ),
           ),
         );

@@ -9,12 +9,12 @@
 import { type Event, type RefereeClient } from "@hanafuda-referee/client";
 import { t } from "./i18n/language.js";
 import type { Place } from "./links.js";
+import { readLog } from "./log.js";
 import type { Problem } from "./problems.js";
 import { describe, type Seats } from "./words.js";
 
 /** The most lines the story keeps (the oldest go first). */
 export const KEPT_LINES = 200;
-const PAGE_SIZE = 1000;
 
 /** Something the table said to the player, at a game version, kept as what it means. */
 export type Said =
@@ -91,21 +91,11 @@ export async function storyUpTo(
   refusal: (said: Said & { kind: "refused" }) => string,
 ): Promise<{ lines: Line[]; total: number }> {
   const byVersion = new Map<bigint, Event[]>();
-  let pageToken = "";
-  // A page never splits a version; a long game takes a few pages.
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await referee.getGameLog(
-      { game: place.game, pageSize: PAGE_SIZE, pageToken },
-      { token: place.token },
-    );
-    for (const event of page.events) {
-      if (event.version > version) continue;
-      const events = byVersion.get(event.version) ?? [];
-      events.push(event);
-      byVersion.set(event.version, events);
-    }
-    pageToken = page.nextPageToken;
-    if (!pageToken) break;
+  for (const event of await readLog(referee, place)) {
+    if (event.version > version) continue;
+    const events = byVersion.get(event.version) ?? [];
+    events.push(event);
+    byVersion.set(event.version, events);
   }
   const lines: Line[] = [];
   for (const [at, events] of byVersion) lines.push(...eventLines(seats, at, events));
