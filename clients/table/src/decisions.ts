@@ -6,7 +6,7 @@
 import { Participation, type GameView, type SeatInfo } from "@hanafuda-referee/client";
 import { plansOf, reachLine, reachOf } from "./guide.js";
 import { t } from "./i18n/language.js";
-import { halves, pointsText } from "./words.js";
+import { halves, pointsText, signedNumber } from "./words.js";
 
 /** How many of the nearest combinations within reach a dialog names. */
 const REACH_SAID = 3;
@@ -46,10 +46,6 @@ export function dekiyakuPaid(seat: SeatInfo): number {
   return total;
 }
 
-function signed(value: number): string {
-  return `${value > 0 ? "+" : ""}${t.words.number(value)}`;
-}
-
 /**
  * The sage or shōbu dialog's words: what the seat was paid, what shōbu keeps (with the drop
  * fees), what sage can still win (more dekiyaku, else the card count: `cardPoints` now) and what
@@ -60,7 +56,7 @@ export function sageWords(view: GameView, seat: SeatInfo, cardPoints: number): s
   const multiplier = Math.max(1, view.fieldMultiplier);
   // Each payment is in whole points, and the two other players of the round paid it.
   const each = dekiyakuPaid(seat) * multiplier;
-  const difference = signed(cardPoints - 88);
+  const difference = signedNumber(cardPoints - 88);
   const fees = view.tableHalves > 0n ? halves(view.tableHalves) : undefined;
   const parts = [
     t.table.sagePaid(pointsText(each), multiplier, pointsText(each * 2)),

@@ -53,9 +53,10 @@ import {
   moveLabel,
   party,
   person,
-  multiplierName,
+  multiplierLine,
   pointsText,
   roundSummary,
+  signedNumber,
   yakuName,
   type Seats,
 } from "./words.js";
@@ -84,8 +85,7 @@ function cardPoints(cards: readonly Card[]): number {
 
 /** Card points against the 88 of the card count, signed: "+12", "-43" ("−43" in French). */
 function againstEightyEight(points: number): string {
-  const difference = points - 88;
-  return `${difference > 0 ? "+" : ""}${t.words.number(difference)}`;
+  return signedNumber(points - 88);
 }
 
 /** A pile's cards by kind (brights, animals, ribbons, plains), the kinds it does not hold left out. */
@@ -819,15 +819,7 @@ export class Table {
         details.append(el("li", {}, t.table.yakuLine(yakuName(yaku.id), pointsText(yaku.points))));
       }
       for (const multiplier of last.score?.multipliers ?? []) {
-        details.append(
-          el(
-            "li",
-            {},
-            multiplier.factor > 1
-              ? t.table.multiplierFactor(multiplierName(multiplier.name), multiplier.factor)
-              : t.table.multiplierAdded(multiplierName(multiplier.name), pointsText(multiplier.addedPoints)),
-          ),
-        );
+        details.append(el("li", {}, multiplierLine(multiplier)));
       }
       for (const payment of last.payments) {
         const from = party(seats, payment.fromSeat);

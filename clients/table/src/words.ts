@@ -11,6 +11,7 @@ import {
   type Event,
   type GameResult,
   type Move,
+  type Multiplier,
   type RoundResult,
 } from "@hanafuda-referee/client";
 import { shortName } from "./cards.js";
@@ -60,6 +61,18 @@ export function multiplierName(id: string): string {
   // The proto's comment spells the names with underscores: accept both.
   const key = id.replace(/_/g, "-");
   return t.multipliers[key as MultiplierId] ?? key.replace(/-/g, " ");
+}
+
+/** A number with its sign when positive: "+12", "-43", "0" (the language's decimal mark). */
+export function signedNumber(value: number): string {
+  return `${value > 0 ? "+" : ""}${t.words.number(value)}`;
+}
+
+/** A Koi-Koi multiplier as applied: "×2" for a factor, the points it added otherwise. */
+export function multiplierLine(multiplier: Multiplier): string {
+  return multiplier.factor > 1
+    ? t.table.multiplierFactor(multiplierName(multiplier.name), multiplier.factor)
+    : t.table.multiplierAdded(multiplierName(multiplier.name), pointsText(multiplier.addedPoints));
 }
 
 /** A yaku, teyaku or dekiyaku id in a beginner's words (an id the table does not know: spaced). */
@@ -209,7 +222,7 @@ export function describe(seats: Seats, event: Event, lastActor?: number): string
         kind.value.counts.map((count) => ({
           seat: at(count.seat),
           count: count.count,
-          difference: `${count.difference > 0 ? "+" : ""}${t.words.number(count.difference)}`,
+          difference: signedNumber(count.difference),
         })),
       );
     case undefined:
