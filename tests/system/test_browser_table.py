@@ -88,6 +88,10 @@ def _fragment(url: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in urlsplit(url).fragment.split("&"))
 
 
+#: A phone in portrait (TABLE.md, "Phones"): the options of its browser context.
+PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "is_mobile": True}
+
+
 def open_page(browser: Browser, url: str, **context: Any) -> Watched:
     watched = Watched(browser.new_context(**context).new_page())
     watched.page.goto(url)
@@ -283,9 +287,7 @@ def test_a_koikoi_game_against_a_greedy_bot_played_by_clicks(
 def test_a_hachihachi_game_against_two_bots_at_phone_width(
     referee: RefereeProcess, browser: Browser
 ) -> None:
-    watched = open_page(
-        browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
-    )
+    watched = open_page(browser, referee.http_url + "/", **PHONE)
     page = watched.page
     page.wait_for_selector("#opponent-1")
     page.check('input[name="kind"][value="hachihachi"]')
@@ -828,9 +830,7 @@ def test_a_hachihachi_game_of_six_on_a_phone_shows_the_turn_the_field_and_the_ha
     referee: RefereeProcess, browser: Browser
 ) -> None:
     """TABLE.md, "Phones": Hachi-Hachi with more than three seats included (six panels)."""
-    watched = open_page(
-        browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
-    )
+    watched = open_page(browser, referee.http_url + "/", **PHONE)
     page = watched.page
     # Up to twelve rounds: with six seats the player sits out the rounds in which three others
     # joined first. Asked, the player joins.
@@ -859,9 +859,7 @@ def test_a_hachihachi_game_of_six_on_a_phone_shows_the_turn_the_field_and_the_ha
 def test_a_koikoi_game_on_a_phone_shows_the_turn_the_field_and_the_hand_at_once(
     referee: RefereeProcess, browser: Browser
 ) -> None:
-    watched = open_page(
-        browser, referee.http_url + "/", viewport={"width": 390, "height": 844}, is_mobile=True
-    )
+    watched = open_page(browser, referee.http_url + "/", **PHONE)
     page = watched.page
     start_to_my_turn(page, "koikoi", ["greedy"])
     assert_turn_on_screen(page, 844)
@@ -1743,13 +1741,7 @@ def test_a_capture_pile_is_shown_large_on_a_phone(
     Hachi-Hachi the card points); its button and Escape close it, back on the pile."""
     install(TABLE)
     axe_source = (TABLE / "node_modules" / "axe-core" / "axe.min.js").read_text()
-    watched = open_page(
-        browser,
-        referee.http_url + "/",
-        viewport={"width": 390, "height": 844},
-        is_mobile=True,
-        has_touch=True,
-    )
+    watched = open_page(browser, referee.http_url + "/", **PHONE, has_touch=True)
     page = watched.page
     # Two rounds: a first round that ends at its deal (a deal check) is followed by another.
     start_game(page, kind, ["greedy"] if kind == "koikoi" else ["greedy", "greedy"], rounds=2)
