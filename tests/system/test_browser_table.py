@@ -257,7 +257,8 @@ def test_a_koikoi_game_against_a_greedy_bot_played_by_clicks(
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
     shot(page, "koikoi-lobby")
-    start_game(page, "koikoi", ["greedy"])
+    # A one-round game can end at the deal (a hand yaku); the test needs a turn to click.
+    start_to_my_turn(page, "koikoi", ["greedy"])
     # The seat's token is in the fragment only.
     url = urlsplit(page.url)
     assert url.query == "" and "token=" in url.fragment
@@ -1223,7 +1224,8 @@ def test_the_story_is_told_again_in_the_language_switched_to(
 ) -> None:
     watched = open_page(browser, referee.http_url + "/", locale="en-US")
     page = watched.page
-    start_game(page, "koikoi", ["greedy"])
+    # The story must hold a move of the player's: not a game that ended at its deal.
+    start_to_my_turn(page, "koikoi", ["greedy"])
     play_to_end([page])
     page.wait_for_selector('#events-log[data-story="told"]')
     before = page.locator("#events li").all_inner_texts()
