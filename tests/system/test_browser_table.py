@@ -22,13 +22,13 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import pytest
 from google.protobuf import json_format
 from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, service_pb2
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
 
 from tests.clients.npm_packages import TABLE, install
 
@@ -110,6 +110,8 @@ def start_game(
     more than ``opponents``)."""
     page.wait_for_selector("#lobby:not([hidden])")
     page.check(f'input[name="kind"][value="{kind}"]')
+    # The rule sets are the chosen game's (they come from the referee a moment after a switch).
+    page.wait_for_selector(f'#preset[data-kind="{kind}"]', state="attached")
     if kind == "hachihachi":
         page.select_option("#seat-count", str(len(opponents) + 1))
     page.fill("#rounds", str(rounds))
@@ -1195,7 +1197,7 @@ def test_the_lobby_remembers_the_last_choices(referee: RefereeProcess, browser: 
     page.select_option("#opponent-2", "friend")
     page.select_option("#opponent-3", "expert")
     page.check('input[name="kind"][value="koikoi"]')
-    page.wait_for_selector('#preset option[value="nintendo"]', state="attached")
+    page.wait_for_selector('#preset[data-kind="koikoi"]', state="attached")
     page.select_option("#preset", "nintendo")
     page.select_option("#opponent-1", "random")
     page.click("#start")
@@ -1203,7 +1205,7 @@ def test_the_lobby_remembers_the_last_choices(referee: RefereeProcess, browser: 
     # A later visit of the lobby, in another page of the same browser, starts from those choices.
     again = Watched(page.context.new_page())
     again.page.goto(referee.http_url + "/")
-    again.page.wait_for_selector('#preset option[value="nintendo"]', state="attached")
+    again.page.wait_for_selector('#preset[data-kind="koikoi"]', state="attached")
     lobby = again.page
     assert lobby.is_checked('input[name="kind"][value="koikoi"]')
     assert lobby.input_value("#preset") == "nintendo"
@@ -1212,11 +1214,55 @@ def test_the_lobby_remembers_the_last_choices(referee: RefereeProcess, browser: 
     assert lobby.input_value("#opponent-1") == "random"
     # Hachi-Hachi: its own rule set (the default, never changed) and the seats last drawn.
     lobby.check('input[name="kind"][value="hachihachi"]')
-    lobby.wait_for_selector('#preset option[value="fudawiki"]', state="attached")
+    # Both games have a "fudawiki" set: wait for Hachi-Hachi's list itself.
+    lobby.wait_for_selector('#preset[data-kind="hachihachi"]', state="attached")
     assert lobby.input_value("#seat-count") == "4"
     assert lobby.input_value("#preset") == "fudawiki"
     watched.assert_clean()
     again.assert_clean()
+
+
+def test_a_game_switched_back_at_once_keeps_its_own_rule_sets(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """The rule sets come from the referee after each switch of game: a list that arrives after
+    the player switched back is dropped, and the game created uses the list on screen."""
+    watched = open_page(browser, referee.http_url + "/")
+    page = watched.page
+    page.wait_for_selector('#preset[data-kind="koikoi"]', state="attached")
+    held: list[Route] = []
+
+    def hold_hachihachi(route: Route) -> None:
+        if "HACHI" in unquote(route.request.url).upper() or "kind=2" in route.request.url:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/v1/rules/presets*", hold_hachihachi)
+    page.check('input[name="kind"][value="hachihachi"]')
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.check('input[name="kind"][value="koikoi"]')
+    page.wait_for_selector('#preset option[value="nintendo"]', state="attached")
+    page.select_option("#preset", "nintendo")
+    # Hachi-Hachi's list arrives late: the Koi-Koi list stays, with the player's choice.
+    held[0].continue_()
+    page.wait_for_timeout(500)
+    assert page.get_attribute("#preset", "data-kind") == "koikoi"
+    assert page.input_value("#preset") == "nintendo"
+    page.unroute("**/v1/rules/presets*")
+    start_game(page, "koikoi", ["greedy"])
+    fragment = _fragment(page.url)
+    view = httpx.get(
+        f"{referee.http_url}/v1/games/{fragment['game']}",
+        headers={"Authorization": f"Bearer {fragment['token']}"},
+        timeout=10,
+    ).json()["view"]
+    assert view["rules"]["preset"] == "nintendo", view["rules"]
+    watched.assert_clean()
 
 
 def test_the_story_is_told_again_in_the_language_switched_to(

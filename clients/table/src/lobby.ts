@@ -62,10 +62,13 @@ function keptChoices(): Partial<Choices> {
 
 function keepChoices(form: HTMLFormElement): void {
   const kind = gameOf(form);
+  const preset = chosenPreset(form);
+  const { presets } = keptChoices();
   const choices: Choices = {
     kind,
     seats: byId<HTMLSelectElement>("seat-count").value,
-    presets: { ...keptChoices().presets, [kind]: byId<HTMLSelectElement>("preset").value },
+    // A list not yet shown for this game keeps the rule set remembered for it.
+    presets: preset ? { ...presets, [kind]: preset } : { ...presets },
     rounds: byId<HTMLInputElement>("rounds").value,
     clock: byId<HTMLInputElement>("clock-seconds").value,
     name: byId<HTMLInputElement>("name").value,
@@ -112,13 +115,25 @@ function drawOpponents(form: HTMLFormElement, initial: readonly string[] = []): 
   }
 }
 
+/**
+ * The rule set chosen for the form's game; "" (the referee's default) while the list shown is
+ * still the other game's, just after a switch.
+ */
+function chosenPreset(form: HTMLFormElement): string {
+  const select = byId<HTMLSelectElement>("preset");
+  return select.dataset.kind === gameOf(form) ? select.value : "";
+}
+
 async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promise<void> {
   const select = byId<HTMLSelectElement>("preset");
-  const kind = gameOf(form) === "koikoi" ? GameKind.KOI_KOI : GameKind.HACHI_HACHI;
+  const game = gameOf(form);
+  const kind = game === "koikoi" ? GameKind.KOI_KOI : GameKind.HACHI_HACHI;
   try {
     const { presets } = await referee.listPresets({ kind });
+    // The game was switched again while this list was on its way: the newer list wins.
+    if (gameOf(form) !== game) return;
     // The rule set last chosen for this game, else the referee's default.
-    const chosen = keptChoices().presets?.[gameOf(form)];
+    const chosen = keptChoices().presets?.[game];
     const remembered = presets.some((preset) => preset.name === chosen);
     select.replaceChildren(
       ...presets.map((preset) =>
@@ -126,14 +141,17 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
           "option",
           { value: preset.name, selected: remembered ? preset.name === chosen : preset.isDefault },
           // The preset in the player's words; one this table does not know, as the referee says it.
-          t.lobby.presets[`${gameOf(form)}:${preset.name}` as PresetKey] ??
+          t.lobby.presets[`${game}:${preset.name}` as PresetKey] ??
             (preset.description ? `${preset.name}: ${preset.description}` : preset.name),
         ),
       ),
     );
   } catch {
+    if (gameOf(form) !== game) return;
     select.replaceChildren(el("option", { value: "" }, t.lobby.defaultRules));
   }
+  // Which game the list is for, so that a test (or a script) can wait for it.
+  select.dataset.kind = game;
 }
 
 /** Shows the lobby and wires its forms. */
@@ -183,7 +201,7 @@ async function create(referee: RefereeClient, form: HTMLFormElement): Promise<vo
   const name = byId<HTMLInputElement>("name").value.trim() || t.lobby.defaultName;
   const rounds = Number(byId<HTMLInputElement>("rounds").value) || undefined;
   const seconds = Number(byId<HTMLInputElement>("clock-seconds").value) || 0;
-  const preset = byId<HTMLSelectElement>("preset").value;
+  const preset = chosenPreset(form);
   const players = [name];
   const bots: BotLevel[] = [BotLevel.UNSPECIFIED];
   for (let seat = 1; seat < seats; seat++) {
