@@ -29,6 +29,7 @@ import pytest
 from google.protobuf import json_format
 from hanafuda.v1 import cards_pb2, game_pb2, moves_pb2, service_pb2
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.clients.npm_packages import TABLE, install
 
@@ -143,6 +144,26 @@ def start_to_my_turn(page: Page, kind: str, opponents: list[str], **options: Any
         if state(page)["mine"] == "true":
             return
     raise AssertionError("ten deals in a row ended the game at once")
+
+
+#: What a page shows of its dialogs and focus, for a failure's message.
+PAGE_SCENE = """() => ({
+    open: [...document.querySelectorAll("dialog[open]")].map((dialog) => dialog.id),
+    focused: document.activeElement?.id || document.activeElement?.tagName,
+    status: document.getElementById("status")?.textContent,
+    version: document.getElementById("table")?.dataset.version,
+})"""
+
+
+def open_dialog(page: Page, button: str, dialog: str) -> None:
+    """Clicks ``button`` and waits for ``dialog`` to open; else fails saying what was on screen
+    (the open dialogs, the focus)."""
+    page.click(button)
+    try:
+        page.wait_for_selector(f"{dialog}[open]")
+    except PlaywrightTimeoutError:
+        shot(page, "open-dialog-failed")
+        raise AssertionError(f"{dialog} did not open: {page.evaluate(PAGE_SCENE)}") from None
 
 
 def state(page: Page) -> dict[str, str]:
@@ -1036,8 +1057,7 @@ def test_a_whole_game_in_each_language(
         shot(page, f"language-{language}-{size}-turn")
         # The yaku guide, in the language: every combination of the rules (Hachi-Hachi: 10
         # dekiyaku and 12 teyaku; Koi-Koi: the preset's enabled yaku, at least ten).
-        page.click("#guide-open")
-        page.wait_for_selector("#guide[open]")
+        open_dialog(page, "#guide-open", "#guide")
         entries = page.locator("#guide-body li[data-yaku]").count()
         assert entries == 22 if kind == "hachihachi" else entries >= 10, entries
         found["guide"] = _axe_violations(page, axe_source)
@@ -1246,7 +1266,7 @@ def test_a_game_switched_back_at_once_keeps_its_own_rule_sets(
         page.wait_for_timeout(50)
     assert len(held) == 1
     page.check('input[name="kind"][value="koikoi"]')
-    page.wait_for_selector('#preset option[value="nintendo"]', state="attached")
+    page.wait_for_selector('#preset[data-kind="koikoi"]', state="attached")
     page.select_option("#preset", "nintendo")
     # Hachi-Hachi's list arrives late: the Koi-Koi list stays, with the player's choice.
     held[0].continue_()

@@ -128,6 +128,8 @@ async function drawPresets(referee: RefereeClient, form: HTMLFormElement): Promi
   const select = byId<HTMLSelectElement>("preset");
   const game = gameOf(form);
   const kind = game === "koikoi" ? GameKind.KOI_KOI : GameKind.HACHI_HACHI;
+  // Until this game's list is drawn, the one shown is stale (the other game's, or an earlier one).
+  delete select.dataset.kind;
   try {
     const { presets } = await referee.listPresets({ kind });
     // The game was switched again while this list was on its way: the newer list wins.
