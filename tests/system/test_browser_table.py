@@ -1837,7 +1837,9 @@ def test_a_capture_pile_is_shown_large_on_a_phone(
         assert now["status"] == "playing", "the round ended before any capture"
         summary = page.evaluate("() => document.getElementById('round-summary').open")
         piles = page.locator("#seats .captures[data-seat]").count()
-        if piles and now["mine"] == "true" and not now["dialog"] and not summary:
+        # A playable hand: no round summary waits to open (it holds the hand back meanwhile).
+        playable = page.locator("#hand button.card.playable").count()
+        if piles and playable and now["mine"] == "true" and not now["dialog"] and not summary:
             break
         if not act(page):
             page.wait_for_timeout(50)
