@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -353,6 +354,30 @@ document.addEventListener("DOMContentLoaded", () => {
 """
 
 
+def _friend_joins_before_the_player(referee: RefereeProcess, friend: dict[str, str]) -> bool:
+    """Waits for the drop phase to ask the friend at seat 3, and joins for them; ``False`` when
+    the player (seat 0) is asked first or the drop phase ends without asking the friend."""
+    headers = {"Authorization": f"Bearer {friend['token']}"}
+    url = f"{referee.http_url}/v1/games/{friend['game']}"
+    for _ in range(BOT_MS // 50):
+        view = httpx.get(url, headers=headers, timeout=10).json()["view"]
+        if view.get("waiting", {}).get("kind") != "WAITING_FOR_JOIN_DECISION":
+            return False
+        if view.get("turn", 0) == 0:
+            return False
+        if view["turn"] == 3:
+            moved = httpx.post(
+                f"{url}/moves",
+                json={"move": {"kind": "MOVE_KIND_JOIN"}, "expectedVersion": view["version"]},
+                headers=headers,
+                timeout=10,
+            )
+            assert moved.status_code == 200, moved.text
+            return True
+        time.sleep(0.05)
+    raise AssertionError("the bots before the friend did not decide")
+
+
 def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
     referee: RefereeProcess, browser: Browser
 ) -> None:
@@ -360,13 +385,17 @@ def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
     page = watched.page
     page.add_init_script(TIMING_SCRIPT)
     # The drop phase asks the player unless three seats joined before them (then they drop for
-    # free): deal again until the player is asked after a bot has decided before them, which the
-    # page saw happen (on a loaded machine the bots often decide before the new page is drawn).
+    # free) or the seats left must all join. The seat before the player is a friend, played here
+    # by the referee's API once the page is drawn, so the page sees a decision made before the
+    # player is asked (the bots decide on the bot workers, often before a new page is drawn). A
+    # deal that asks the player first, or does not ask them, is dealt again.
     for _ in range(25):
         page.goto(referee.http_url + "/")
-        start_game(page, "hachihachi", ["greedy", "random", "expert"])
-        # The bots before the player decide on the bot workers, a moment later (longer on a busy
-        # machine): wait until the player is asked, or the drop phase went on without asking.
+        start_game(page, "hachihachi", ["greedy", "random", "friend"])
+        friend = _fragment(page.input_value("#invite-3"))
+        if not _friend_joins_before_the_player(referee, friend):
+            continue
+        # The player is asked next, or the drop phase went on without asking.
         page.wait_for_function(
             """() => document.getElementById("decision").open
               || !/join/i.test(document.getElementById("status").textContent)""",
@@ -386,7 +415,8 @@ def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
             and re.search(r"^(?!You).* (joined|dropped out)", line["text"])
         ]
         if bots:
-            # A bot's decision is seen before the dialog covers the table (TABLE.md, "Motion").
+            # Another seat's decision is seen before the dialog covers the table (TABLE.md,
+            # "Motion").
             assert opened - bots[-1]["at"] >= 900, (opened, bots)
             # The numbers of the choice, as the referee's view has them: the fee, the multiplier
             # and how many have joined.
@@ -404,15 +434,19 @@ def test_a_hachihachi_game_of_four_asks_to_join_or_drop(
                 assert said in words, (said, words)
             break
     else:
-        raise AssertionError("the player was never asked to join or drop after a bot in 25 games")
+        raise AssertionError("the player was never asked to join or drop after another seat")
     shot(page, "hachihachi-four-join-or-drop")
     page.get_by_role("button", name="Drop out").click()
     page.wait_for_function(
         "() => document.getElementById('events').innerText.includes('You dropped out')"
     )
-    play_to_end([page])
+    # The friend plays on in a browser of their own, to the game's end.
+    friend_page = open_page(browser, page.input_value("#invite-3"))
+    friend_page.page.wait_for_selector("#table[data-version]")
+    play_to_end([page, friend_page.page])
     assert len(final_rows(page)) == 4
     watched.assert_clean()
+    friend_page.assert_clean()
 
 
 def test_two_friends_play_through_invitation_links_while_someone_watches(
@@ -493,6 +527,22 @@ def test_a_reload_in_the_middle_of_a_game_resumes_where_it_was(
     watched.assert_clean()
 
 
+def _resign(page: Page) -> bool:
+    """Resigns by the table's button, or the same in a decision's dialog when one is open;
+    whether the page got to confirm it before the game ended."""
+    for _ in range(10):
+        if state(page)["status"] == "over":
+            return False
+        try:
+            page.click("#decision-resign" if state(page)["dialog"] else "#resign", timeout=2_000)
+            page.click("#resign-yes", timeout=2_000)
+            return True
+        except PlaywrightTimeoutError:
+            # A dialog opened or closed meanwhile (a decision, or the game's end): look again.
+            continue
+    raise AssertionError("the resign button could not be clicked")
+
+
 def test_the_clock_runs_out_and_a_player_resigns(referee: RefereeProcess, browser: Browser) -> None:
     watched = open_page(browser, referee.http_url + "/")
     page = watched.page
@@ -505,15 +555,17 @@ def test_the_clock_runs_out_and_a_player_resigns(referee: RefereeProcess, browse
             "() => document.getElementById('events').innerText.includes('You ran out of time')"
             " || document.getElementById('table').dataset.status === 'over'"
         )
-        if state(page)["status"] == "playing":
+        if state(page)["status"] == "over":
+            continue
+        shot(page, "clock-timed-out")
+        # Three timeouts in a row resign the seat (the default max_auto_decisions): on a loaded
+        # machine that can come first, and then the game is dealt again.
+        resigned = _resign(page)
+        page.wait_for_selector("#table[data-status='over']")
+        if resigned and "(out of time)" not in page.inner_text("#events"):
             break
     else:
-        raise AssertionError("ten games in a row ended at the first timeout")
-    shot(page, "clock-timed-out")
-    # The table's button, or the same in a decision's dialog when one is open.
-    page.click("#decision-resign" if state(page)["dialog"] else "#resign")
-    page.click("#resign-yes")
-    page.wait_for_selector("#table[data-status='over']")
+        raise AssertionError("ten games in a row ended before the player could resign")
     assert page.inner_text("#status") == (
         "Game over by a resignation: Greedy bot 2 wins. You resigned."
     )
