@@ -1327,12 +1327,7 @@ def test_a_game_switched_back_at_once_keeps_its_own_rule_sets(
     assert page.input_value("#preset") == "nintendo"
     page.unroute("**/v1/rules/presets*")
     start_game(page, "koikoi", ["greedy"])
-    fragment = _fragment(page.url)
-    view = httpx.get(
-        f"{referee.http_url}/v1/games/{fragment['game']}",
-        headers={"Authorization": f"Bearer {fragment['token']}"},
-        timeout=10,
-    ).json()["view"]
+    view = _view(referee, page)
     assert view["rules"]["preset"] == "nintendo", view["rules"]
     watched.assert_clean()
 
@@ -1508,8 +1503,8 @@ def test_the_seats_show_what_is_within_reach_and_the_guide_lists_the_rules(
 # --- Round summaries, the score sheet, play again (TABLE.md, "The course of a game") -----------
 
 
-def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, Any]]:
-    """Every finished round's result by round number, from the referee's log of the game."""
+def _log_events(referee: RefereeProcess, page: Page) -> list[dict[str, Any]]:
+    """The events of the page's game, as its seat reads them from the referee's log."""
     fragment = _fragment(page.url)
     log = httpx.get(
         f"{referee.http_url}/v1/games/{fragment['game']}/log",
@@ -1517,22 +1512,25 @@ def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, A
         headers={"Authorization": f"Bearer {fragment['token']}"},
         timeout=10,
     ).json()
-    ended = [event["roundEnded"]["result"] for event in log["events"] if "roundEnded" in event]
+    events: list[dict[str, Any]] = log["events"]
+    return events
+
+
+def _round_results(referee: RefereeProcess, page: Page) -> dict[int, dict[str, Any]]:
+    """Every finished round's result by round number, from the referee's log of the game."""
+    ended = [
+        event["roundEnded"]["result"]
+        for event in _log_events(referee, page)
+        if "roundEnded" in event
+    ]
     return {result["round"]: result for result in ended}
 
 
 def _round_end_versions(referee: RefereeProcess, page: Page) -> dict[int, int]:
     """The game version at which each finished round ended, by round number, from the log."""
-    fragment = _fragment(page.url)
-    log = httpx.get(
-        f"{referee.http_url}/v1/games/{fragment['game']}/log",
-        params={"pageSize": "1000"},
-        headers={"Authorization": f"Bearer {fragment['token']}"},
-        timeout=10,
-    ).json()
     return {
         event["roundEnded"]["result"]["round"]: int(event["version"])
-        for event in log["events"]
+        for event in _log_events(referee, page)
         if "roundEnded" in event
     }
 
