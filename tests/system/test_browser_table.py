@@ -837,6 +837,44 @@ def _month(card: int) -> int:
     return (card - 1) // 4 + 1
 
 
+def test_the_buttons_below_the_hand_stay_put_when_a_preview_goes(
+    referee: RefereeProcess, browser: Browser
+) -> None:
+    """A preview of several lines that goes (the focus or the pointer leaves the hand) does not
+    move the buttons below it: a tap or click on one lands where it was aimed."""
+    watched = open_page(browser, referee.http_url + "/", locale="fr-FR", **PHONE)
+    page = watched.page
+    for _ in range(10):
+        page.goto(referee.http_url + "/")
+        start_to_my_turn(page, "koikoi", ["greedy"])
+        # The empty preview holds one line.
+        line = page.locator("#preview").bounding_box()["height"]  # type: ignore[index]
+        # A card whose preview takes more than one line on the phone (French says the most).
+        tall = None
+        for card in page.locator("#hand button.card.playable").all():
+            card.focus()
+            if page.locator("#preview").bounding_box()["height"] > 1.5 * line:  # type: ignore[index]
+                tall = card
+                break
+        if tall is not None:
+            break
+    else:
+        raise AssertionError("no deal of ten had a preview of several lines")
+    aimed = page.locator("#guide-open").bounding_box()
+    # The focus leaves the hand: the preview goes, the buttons stay.
+    page.focus("#sheet-open")
+    assert page.inner_text("#preview") == ""
+    assert page.locator("#guide-open").bounding_box() == aimed
+    # The pointer points at the card, then leaves the hand for the guide's button.
+    tall.hover()
+    assert page.inner_text("#preview") != ""
+    page.hover("#guide-open")
+    assert page.inner_text("#preview") == ""
+    assert page.locator("#guide-open").bounding_box() == aimed
+    open_dialog(page, "#guide-open", "#guide")
+    watched.assert_clean()
+
+
 def test_a_hand_card_says_what_it_will_take_before_it_is_played(
     referee: RefereeProcess, browser: Browser
 ) -> None:

@@ -389,7 +389,11 @@ export class Table {
 
   private clearPreview(): void {
     for (const card of document.querySelectorAll("#field .would-take")) card.classList.remove("would-take");
-    byId("preview").textContent = "";
+    const box = byId("preview");
+    // The emptied box keeps its height until the table is drawn again: the buttons below it,
+    // which the pointer (or a tap) leaving the hand is heading for, do not move under it.
+    if (box.textContent) box.style.minHeight = `${box.offsetHeight}px`;
+    box.textContent = "";
   }
 
   private async submit(move: Move): Promise<void> {
@@ -788,6 +792,7 @@ export class Table {
   private drawHand(view: GameView): void {
     const section = byId("my-hand");
     section.hidden = view.viewerSeat === undefined;
+    byId("preview").style.minHeight = "";
     const hand = byId("hand");
     hand.replaceChildren();
     // A round's summary not yet read (it may wait for the move that ended the round to be seen)
